@@ -1,0 +1,2122 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SLEB: the Enhanced Slab Allocator.
+ *
+ * SLUB's structure (per-node partial lists, sysfs, merging) with SLAB's
+ * per-cpu object queues and per-node shared arrays, after Christoph
+ * Lameter's RFC of May 2010.  Free objects are tracked by a bitmap per
+ * slab (mm/sleb_map.h), so the allocator never reads or writes an object
+ * to manage it: a cache-cold object is freed and allocated again without
+ * a cache miss on it.
+ *
+ * Allocation pops the newest object of the CPU's queue.  An empty queue is
+ * refilled with a batch: from the node's shared array first, then from
+ * partial slabs, then from a new slab.  A full queue drains its oldest
+ * batch into the shared array, and what does not fit there into the slabs.
+ * A per-cpu queue holds objects of the CPU's memory node only: an object of
+ * another node is freed into that node's shared array (or its slab), and a
+ * request for another node is served from that node's shared array or
+ * slabs without touching the queue.
+ *
+ * Lock order:
+ *   1. cpu_hotplug_lock (read side: resizing and flushing queues)
+ *   2. slab_mutex (global, mm/slab_common.c)
+ *   3. sleb_cpu->lock (local_lock, interrupts disabled)
+ *   4. kmem_cache_node->shared_lock
+ *   5. kmem_cache_node->list_lock
+ *
+ * cpu_hotplug_lock and slab_mutex serialise the changes of the queues
+ * themselves: resizing (sysfs, /proc/slabinfo), flushing a dead CPU's
+ * queue, creating and destroying caches.  They also keep the queues alive
+ * while sysfs and /proc/slabinfo count the objects in them.
+ *
+ * sleb_cpu->lock protects a CPU's queue and its contents.  It is a
+ * local_lock taken with local_lock_irqsave(), i.e. interrupts are disabled
+ * (on !PREEMPT_RT this is local_irq_save(), about as costly as SLAB's
+ * fast path; SLEB depends on !PREEMPT_RT).  The queue pointer is only
+ * replaced on its own CPU, from an IPI, which is why a queue can be
+ * resized while the cache is in use.  Whoever drops the lock to allocate
+ * a slab reloads the queue after taking it again.
+ *
+ * kmem_cache_node->shared_lock protects the node's shared array pointer
+ * and contents.  The shared array of node N holds objects of node N only.
+ *
+ * kmem_cache_node->list_lock protects the node's partial and full lists,
+ * its counters, and the free bitmaps of all the node's slabs.  Moving a
+ * batch takes it once per node and walks runs of objects of a slab.
+ *
+ * Locks 4 and 5 are always taken with interrupts disabled.
+ */
+
+#include <linux/bitmap.h>
+#include <linux/cpu.h>
+#include <linux/cpuset.h>
+#include <linux/debugobjects.h>
+#include <linux/kasan.h>
+#include <linux/kfence.h>
+#include <linux/kmemleak.h>
+#include <linux/kmsan.h>
+#include <linux/memcontrol.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/prefetch.h>
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/swap.h>
+#include <linux/uaccess.h>
+#include <trace/events/kmem.h>
+
+#include "internal.h"
+#include "slab.h"
+#include "sleb_map.h"
+
+/* === Data ================================================================ */
+
+/* Queue of capacity 0 that every CPU uses until kmalloc works; never written. */
+static struct sleb_array sleb_boot_queue;
+
+/* Limits of the tunables. */
+#define SLEB_QUEUE_MIN		4
+#define SLEB_QUEUE_MAX		10000
+#define SLEB_SHARED_MAX		10000
+
+/* Partial slabs kept per node, empty or not (as SLUB's MIN/MAX_PARTIAL). */
+#define SLEB_MIN_PARTIAL	5
+#define SLEB_MAX_PARTIAL	10
+
+/* Highest order tried for a slab, and how many objects it should hold. */
+#define SLEB_MAX_ORDER		PAGE_ALLOC_COSTLY_ORDER
+#define SLEB_MIN_OBJECTS	16
+
+/* The boot caches: statically allocated, never destroyed. */
+static struct kmem_cache sleb_boot_kmem_cache;
+static struct kmem_cache sleb_boot_kmem_cache_node;
+
+/* Which list of its node a slab is on; kept in struct slab under list_lock. */
+enum sleb_slab_list {
+	SLEB_LIST_NONE,
+	SLEB_LIST_PARTIAL,
+	SLEB_LIST_FULL,
+};
+
+/* === Statistics ========================================================== */
+
+static inline void stat(struct kmem_cache *s, enum sleb_stat_item item)
+{
+#ifdef CONFIG_SLEB_STATS
+	raw_cpu_inc(s->cpu->stat[item]);
+#endif
+}
+
+static inline void stat_add(struct kmem_cache *s, enum sleb_stat_item item,
+			    unsigned int nr)
+{
+#ifdef CONFIG_SLEB_STATS
+	raw_cpu_add(s->cpu->stat[item], nr);
+#endif
+}
+
+/* === Slab pages ========================================================== */
+
+static inline unsigned long *slab_map(struct slab *slab)
+{
+	if (sleb_map_in_struct(slab->objects))
+		return &slab->free_map;
+	return slab->free_map_ext;
+}
+
+static inline void *slab_base(struct kmem_cache *s, struct slab *slab)
+{
+	return slab_address(slab);
+}
+
+static void sleb_run_ctor(struct kmem_cache *s, void *object)
+{
+	kasan_unpoison_object_data(s, object);
+	s->ctor(object);
+	kasan_poison_object_data(s, object);
+}
+
+static void sleb_init_slab(struct kmem_cache *s, struct slab *slab,
+			   const struct sleb_order_objects *oo)
+{
+	void *base = slab_address(slab);
+	unsigned int i;
+
+	slab->slab_cache = s;
+	slab->objects = oo->objects;
+	slab->list = SLEB_LIST_NONE;
+	if (!sleb_map_in_struct(oo->objects))
+		slab->free_map_ext = base + sleb_map_offset(oo->objects, oo->order);
+	sleb_map_init(slab_map(slab), oo->objects);
+
+	kasan_poison_slab(slab);
+	if (unlikely(s->ctor)) {
+		for (i = 0; i < oo->objects; i++)
+			sleb_run_ctor(s, base + i * s->size);
+	}
+}
+
+static struct folio *sleb_alloc_folio(gfp_t gfp, int node, unsigned int order)
+{
+	if (node == NUMA_NO_NODE)
+		return (struct folio *)alloc_pages(gfp, order);
+	return (struct folio *)__alloc_pages_node(node, gfp, order);
+}
+
+/*
+ * Allocate a slab with the preferred geometry, or the minimal one when
+ * memory is fragmented.  Called with interrupts enabled if @gfp allows.
+ */
+static struct slab *sleb_new_slab(struct kmem_cache *s, gfp_t gfp, int node)
+{
+	const struct sleb_order_objects *oo = &s->oo;
+	struct folio *folio;
+	struct slab *slab;
+	gfp_t flags;
+
+	if (unlikely(gfp & GFP_SLAB_BUG_MASK))
+		gfp = kmalloc_fix_flags(gfp);
+	gfp &= gfp_allowed_mask;
+	flags = (gfp | s->allocflags) & ~__GFP_ZERO;
+
+	/* The preferred order may fail quietly; the minimal one may not. */
+	folio = NULL;
+	if (oo->order > s->min.order)
+		folio = sleb_alloc_folio((flags | __GFP_NOWARN | __GFP_NORETRY) &
+					 ~__GFP_NOFAIL, node, oo->order);
+	if (!folio) {
+		if (oo->order > s->min.order)
+			stat(s, ORDER_FALLBACK);
+		oo = &s->min;
+		folio = sleb_alloc_folio(flags, node, oo->order);
+		if (!folio)
+			return NULL;
+	}
+
+	slab = folio_slab(folio);
+	__folio_set_slab(folio);
+	/* Make the flag visible before any slab field is used. */
+	smp_wmb();
+	if (folio_is_pfmemalloc(folio))
+		slab_set_pfmemalloc(slab);
+	account_slab(slab, oo->order, s, flags);
+	sleb_init_slab(s, slab, oo);
+	stat(s, SLAB_ALLOC);
+	return slab;
+}
+
+static void sleb_release_pages(struct kmem_cache *s, struct slab *slab)
+{
+	struct folio *folio = slab_folio(slab);
+	int order = folio_order(folio);
+	int pages = 1 << order;
+
+	__slab_clear_pfmemalloc(slab);
+	folio->mapping = NULL;
+	/* Make the mapping reset visible before clearing the flag. */
+	smp_wmb();
+	__folio_clear_slab(folio);
+	if (current->reclaim_state)
+		current->reclaim_state->reclaimed_slab += pages;
+	unaccount_slab(slab, order, s);
+	__free_pages(&folio->page, order);
+}
+
+static void sleb_release_rcu(struct rcu_head *h)
+{
+	struct slab *slab = container_of(h, struct slab, rcu_head);
+
+	sleb_release_pages(slab->slab_cache, slab);
+}
+
+/* Give a slab, no longer on any list, back to the page allocator. */
+static void sleb_discard_slab(struct kmem_cache *s, struct slab *slab)
+{
+	stat(s, SLAB_FREE);
+	if (unlikely(s->flags & SLAB_TYPESAFE_BY_RCU))
+		call_rcu(&slab->rcu_head, sleb_release_rcu);
+	else
+		sleb_release_pages(s, slab);
+}
+
+static void sleb_discard_list(struct kmem_cache *s, struct list_head *discard)
+{
+	struct slab *slab, *next;
+
+	list_for_each_entry_safe(slab, next, discard, slab_list)
+		sleb_discard_slab(s, slab);
+}
+
+/* === Node lists ========================================================== */
+
+static void node_add_partial(struct kmem_cache_node *n, struct slab *slab, bool tail)
+{
+	lockdep_assert_held(&n->list_lock);
+	if (tail)
+		list_add_tail(&slab->slab_list, &n->partial);
+	else
+		list_add(&slab->slab_list, &n->partial);
+	slab->list = SLEB_LIST_PARTIAL;
+	n->nr_partial++;
+}
+
+static void node_unlist(struct kmem_cache_node *n, struct slab *slab)
+{
+	lockdep_assert_held(&n->list_lock);
+	list_del(&slab->slab_list);
+	if (slab->list == SLEB_LIST_PARTIAL)
+		n->nr_partial--;
+	slab->list = SLEB_LIST_NONE;
+}
+
+static void node_add_full(struct kmem_cache_node *n, struct slab *slab)
+{
+	lockdep_assert_held(&n->list_lock);
+	list_add(&slab->slab_list, &n->full);
+	slab->list = SLEB_LIST_FULL;
+}
+
+/* Put a new slab on its node's partial list. */
+static void node_add_new_slab(struct kmem_cache_node *n, struct slab *slab)
+{
+	lockdep_assert_held(&n->list_lock);
+	n->nr_slabs++;
+	n->total_objects += slab->objects;
+	node_add_partial(n, slab, false);
+}
+
+/* Take a slab off its node's books before giving it back. */
+static void node_remove_slab(struct kmem_cache_node *n, struct slab *slab,
+			     struct list_head *discard)
+{
+	node_unlist(n, slab);
+	n->nr_slabs--;
+	n->total_objects -= slab->objects;
+	list_add(&slab->slab_list, discard);
+}
+
+/* Take up to @max objects from one slab and fix its list. */
+static unsigned int slab_take(struct kmem_cache *s, struct kmem_cache_node *n,
+			      struct slab *slab, void **dst, unsigned int max)
+{
+	unsigned long *map = slab_map(slab);
+	unsigned int got;
+
+	lockdep_assert_held(&n->list_lock);
+	got = sleb_map_take(map, slab->objects, slab_base(s, slab), s->size, dst, max);
+	if (got && sleb_map_none_free(map, slab->objects)) {
+		node_unlist(n, slab);
+		node_add_full(n, slab);
+	}
+	return got;
+}
+
+/* Take up to @max objects from the partial slabs of a node. */
+static unsigned int node_take(struct kmem_cache *s, struct kmem_cache_node *n,
+			      void **dst, unsigned int max)
+{
+	unsigned int got = 0;
+	struct slab *slab;
+
+	lockdep_assert_held(&n->list_lock);
+	while (got < max && !list_empty(&n->partial)) {
+		slab = list_first_entry(&n->partial, struct slab, slab_list);
+		got += slab_take(s, n, slab, dst + got, max - got);
+	}
+	return got;
+}
+
+static void sleb_report_bad_free(struct kmem_cache *s, void *x, const char *what)
+{
+	pr_err("SLEB %s: %s of object %px from %pS, object ignored\n",
+	       s->name, what, x, __builtin_return_address(0));
+	add_taint(TAINT_BAD_PAGE, LOCKDEP_NOW_UNRELIABLE);
+}
+
+/*
+ * After objects went back to @slab: a full slab becomes partial, an empty
+ * one is discarded once the node keeps min_partial partial slabs.
+ */
+static void slab_after_put(struct kmem_cache *s, struct kmem_cache_node *n,
+			   struct slab *slab, struct list_head *discard)
+{
+	unsigned long *map = slab_map(slab);
+
+	if (!sleb_map_all_free(map, slab->objects)) {
+		if (slab->list == SLEB_LIST_FULL) {
+			node_unlist(n, slab);
+			node_add_partial(n, slab, false);
+		}
+		return;
+	}
+	if (n->nr_partial >= s->min_partial && slab->list == SLEB_LIST_PARTIAL) {
+		node_remove_slab(n, slab, discard);
+		return;
+	}
+	if (slab->list == SLEB_LIST_FULL && n->nr_partial >= s->min_partial) {
+		node_remove_slab(n, slab, discard);
+		return;
+	}
+	/* Keep it, behind the slabs that still have objects in use. */
+	node_unlist(n, slab);
+	node_add_partial(n, slab, true);
+}
+
+/*
+ * Return objects to their slabs.  The objects may belong to any slab of any
+ * node; consecutive objects of one slab are handled as one run under one
+ * acquisition of their node's list_lock.  Interrupts must be disabled.
+ */
+static void sleb_free_to_slabs(struct kmem_cache *s, void * const *objs, unsigned int nr)
+{
+	struct kmem_cache_node *locked = NULL;
+	enum sleb_put_result result;
+	LIST_HEAD(discard);
+	unsigned int i = 0;
+
+	lockdep_assert_irqs_disabled();
+	while (i < nr) {
+		struct slab *slab = virt_to_slab(objs[i]);
+		struct kmem_cache_node *n;
+		unsigned int done;
+
+		if (unlikely(!slab || slab->slab_cache != s)) {
+			sleb_report_bad_free(s, objs[i], slab ? "free into the wrong cache" :
+					     "free of a non-slab pointer");
+			i++;
+			continue;
+		}
+		n = get_node(s, slab_nid(slab));
+		if (n != locked) {
+			if (locked)
+				spin_unlock(&locked->list_lock);
+			spin_lock(&n->list_lock);
+			locked = n;
+		}
+		done = sleb_map_put(slab_map(slab), slab->objects, slab_base(s, slab),
+				    s->size, s->reciprocal_size, objs + i, nr - i, &result);
+		if (unlikely(result == SLEB_PUT_MISALIGNED))
+			sleb_report_bad_free(s, objs[i + done - 1], "free of a pointer inside an object");
+		else if (unlikely(result == SLEB_PUT_DOUBLE_FREE))
+			sleb_report_bad_free(s, objs[i + done - 1], "double free");
+		slab_after_put(s, n, slab, &discard);
+		i += done;
+	}
+	if (locked)
+		spin_unlock(&locked->list_lock);
+	sleb_discard_list(s, &discard);
+}
+
+/* === Shared arrays ======================================================= */
+
+/* Offer objects of node @n to its shared array; returns how many it took. */
+static unsigned int shared_put(struct kmem_cache_node *n, void * const *objs,
+			       unsigned int nr)
+{
+	unsigned int moved = 0;
+
+	if (!READ_ONCE(n->shared))
+		return 0;
+	spin_lock(&n->shared_lock);
+	if (n->shared)
+		moved = sleb_array_add(n->shared, objs, nr);
+	spin_unlock(&n->shared_lock);
+	return moved;
+}
+
+/* Take up to @max objects from the shared array of node @n. */
+static unsigned int shared_get(struct kmem_cache_node *n, void **dst, unsigned int max)
+{
+	unsigned int got = 0;
+
+	if (!READ_ONCE(n->shared) || !READ_ONCE(n->shared->count))
+		return 0;
+	spin_lock(&n->shared_lock);
+	if (n->shared)
+		got = sleb_array_take_newest(n->shared, dst, max);
+	spin_unlock(&n->shared_lock);
+	return got;
+}
+
+/* Empty the shared array of a node into the slabs. */
+static void shared_flush(struct kmem_cache *s, struct kmem_cache_node *n)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&n->shared_lock, flags);
+	if (n->shared && n->shared->count) {
+		sleb_free_to_slabs(s, n->shared->objects, n->shared->count);
+		n->shared->count = 0;
+	}
+	spin_unlock_irqrestore(&n->shared_lock, flags);
+}
+
+/* === Per-cpu queues ====================================================== */
+
+static inline struct sleb_array *cpu_queue(struct kmem_cache *s)
+{
+	return this_cpu_ptr(s->cpu)->queue;
+}
+
+static inline unsigned int queue_batch(struct kmem_cache *s, struct sleb_array *q)
+{
+	return min(READ_ONCE(s->cpu_batch_size), q->size);
+}
+
+/*
+ * Make room in a full queue: its oldest batch goes to the node's shared
+ * array, the rest of the batch to the slabs.
+ */
+static void queue_drain(struct kmem_cache *s, struct sleb_array *q)
+{
+	unsigned int nr = queue_batch(s, q);
+	unsigned int moved;
+
+	lockdep_assert_held(this_cpu_ptr(&s->cpu->lock));
+	moved = shared_put(get_node(s, numa_mem_id()), q->objects, nr);
+	if (moved)
+		stat(s, DRAIN_SHARED);
+	if (moved < nr) {
+		sleb_free_to_slabs(s, q->objects + moved, nr - moved);
+		stat(s, DRAIN_SLABS);
+	}
+	sleb_array_drop_oldest(q, nr);
+}
+
+/* Empty a queue into the slabs. */
+static void queue_flush(struct kmem_cache *s, struct sleb_array *q)
+{
+	if (!q->count)
+		return;
+	sleb_free_to_slabs(s, q->objects, q->count);
+	q->count = 0;
+	stat(s, QUEUE_FLUSH);
+}
+
+/* Take objects for node @node from its shared array or partial slabs. */
+static unsigned int node_get(struct kmem_cache *s, int node, void **dst,
+			     unsigned int max)
+{
+	struct kmem_cache_node *n = get_node(s, node);
+	unsigned int got;
+
+	got = shared_get(n, dst, max);
+	if (got) {
+		stat(s, REFILL_SHARED);
+		return got;
+	}
+	if (!READ_ONCE(n->nr_partial))
+		return 0;
+	spin_lock(&n->list_lock);
+	got = node_take(s, n, dst, max);
+	spin_unlock(&n->list_lock);
+	if (got)
+		stat(s, REFILL_PARTIAL);
+	return got;
+}
+
+/*
+ * Allocate a slab with the cpu lock dropped and put it on its node's
+ * partial list.  Returns with the lock held again, possibly on another
+ * CPU; the caller reloads its queue.
+ */
+static struct slab *grow_cache(struct kmem_cache *s, gfp_t gfp, int node,
+			       unsigned long *irqflags)
+{
+	struct kmem_cache_node *n;
+	struct slab *slab;
+
+	local_unlock_irqrestore(&s->cpu->lock, *irqflags);
+	slab = sleb_new_slab(s, gfp, node);
+	local_lock_irqsave(&s->cpu->lock, *irqflags);
+	if (!slab)
+		return NULL;
+	n = get_node(s, slab_nid(slab));
+	spin_lock(&n->list_lock);
+	node_add_new_slab(n, slab);
+	spin_unlock(&n->list_lock);
+	return slab;
+}
+
+/* One object straight from @slab, which is on its node's lists. */
+static void *take_one_from(struct kmem_cache *s, struct slab *slab)
+{
+	struct kmem_cache_node *n = get_node(s, slab_nid(slab));
+	void *object = NULL;
+
+	spin_lock(&n->list_lock);
+	if (slab->list == SLEB_LIST_PARTIAL)
+		slab_take(s, n, slab, &object, 1);
+	spin_unlock(&n->list_lock);
+	return object;
+}
+
+/*
+ * The queue of this CPU is empty: refill it with a batch and return one
+ * object.  Called and returns with the cpu lock held.
+ */
+static void *queue_refill(struct kmem_cache *s, gfp_t gfp, unsigned long *irqflags)
+{
+	struct sleb_array *q;
+	struct slab *slab;
+	void *object;
+
+	stat(s, ALLOC_SLOWPATH);
+	for (;;) {
+		int node = numa_mem_id();
+		unsigned int got;
+
+		q = cpu_queue(s);
+		if (q->count)
+			break;
+		if (!q->size) {
+			/* Boot queue: objects go straight to the caller. */
+			if (node_get(s, node, &object, 1))
+				return object;
+		} else {
+			got = node_get(s, node, q->objects, queue_batch(s, q));
+			if (got) {
+				q->count = got;
+				break;
+			}
+		}
+		slab = grow_cache(s, gfp, node, irqflags);
+		if (!slab)
+			return NULL;
+		stat(s, REFILL_NEW_SLAB);
+		if (slab_nid(slab) != numa_mem_id()) {
+			/* Fallback memory of another node: not for the queue. */
+			object = take_one_from(s, slab);
+			if (object)
+				return object;
+		}
+	}
+	return q->objects[--q->count];
+}
+
+/* A request for a node other than this CPU's: the queue is not involved. */
+static void *alloc_for_node(struct kmem_cache *s, gfp_t gfp, int node,
+			    unsigned long *irqflags)
+{
+	void *object = NULL;
+	struct slab *slab;
+
+	stat(s, ALLOC_NODE);
+	while (!node_get(s, node, &object, 1)) {
+		slab = grow_cache(s, gfp, node, irqflags);
+		if (!slab)
+			return NULL;
+		object = take_one_from(s, slab);
+		if (object)
+			break;
+	}
+	return object;
+}
+
+/* A node with SLEB structures to allocate from, or NUMA_NO_NODE. */
+static inline int usable_node(struct kmem_cache *s, int node)
+{
+	if (node == NUMA_NO_NODE || node == numa_mem_id())
+		return NUMA_NO_NODE;
+	if (unlikely(node < 0 || node >= nr_node_ids || !get_node(s, node)))
+		return NUMA_NO_NODE;
+	return node;
+}
+
+static __always_inline void *queue_alloc(struct kmem_cache *s, gfp_t gfp, int node)
+{
+	struct sleb_array *q;
+	unsigned long flags;
+	void *object;
+
+	node = usable_node(s, node);
+	local_lock_irqsave(&s->cpu->lock, flags);
+	if (unlikely(node != NUMA_NO_NODE)) {
+		object = alloc_for_node(s, gfp, node, &flags);
+	} else {
+		q = cpu_queue(s);
+		if (likely(q->count)) {
+			object = q->objects[--q->count];
+			stat(s, ALLOC_FASTPATH);
+		} else {
+			object = queue_refill(s, gfp, &flags);
+		}
+	}
+	local_unlock_irqrestore(&s->cpu->lock, flags);
+	return object;
+}
+
+/* An object of another node goes back to that node, not into our queue. */
+static void free_remote(struct kmem_cache *s, struct slab *slab, void *x)
+{
+	stat(s, FREE_REMOTE);
+	if (!shared_put(get_node(s, slab_nid(slab)), &x, 1))
+		sleb_free_to_slabs(s, &x, 1);
+}
+
+static __always_inline void queue_free(struct kmem_cache *s, struct slab *slab, void *x)
+{
+	struct sleb_array *q;
+	unsigned long flags;
+
+	local_lock_irqsave(&s->cpu->lock, flags);
+	if (unlikely(slab_nid(slab) != numa_mem_id())) {
+		free_remote(s, slab, x);
+		goto out;
+	}
+	q = cpu_queue(s);
+	if (unlikely(q->count >= q->size)) {
+		stat(s, FREE_SLOWPATH);
+		if (unlikely(!q->size)) {
+			sleb_free_to_slabs(s, &x, 1);
+			goto out;
+		}
+		queue_drain(s, q);
+	} else {
+		stat(s, FREE_FASTPATH);
+	}
+	q->objects[q->count++] = x;
+out:
+	local_unlock_irqrestore(&s->cpu->lock, flags);
+}
+
+/* === Allocation and free ================================================ */
+
+static __always_inline void *sleb_alloc(struct kmem_cache *s, struct list_lru *lru,
+					gfp_t gfp, int node, unsigned long caller,
+					size_t orig_size)
+{
+	struct obj_cgroup *objcg = NULL;
+	void *object;
+
+	s = slab_pre_alloc_hook(s, lru, &objcg, 1, gfp);
+	if (unlikely(!s))
+		return NULL;
+	object = kfence_alloc(s, orig_size, gfp);
+	if (likely(!object))
+		object = queue_alloc(s, gfp, node);
+	slab_post_alloc_hook(s, objcg, gfp, 1, &object, slab_want_init_on_alloc(gfp, s));
+	return object;
+}
+
+/*
+ * The hooks every freed object passes.  Returns false when KASAN keeps the
+ * object in its quarantine for now.
+ */
+static __always_inline bool sleb_free_hook(struct kmem_cache *s, void *x, bool init)
+{
+	kmemleak_free_recursive(x, s->flags);
+	kmsan_slab_free(s, x);
+	debug_check_no_locks_freed(x, s->object_size);
+	if (!(s->flags & SLAB_DEBUG_OBJECTS))
+		debug_check_no_obj_freed(x, s->object_size);
+	if (!(s->flags & SLAB_TYPESAFE_BY_RCU))
+		__kcsan_check_access(x, s->object_size,
+				     KCSAN_ACCESS_WRITE | KCSAN_ACCESS_ASSERT);
+	/* KASAN may do the initialisation itself. */
+	if (init && !kasan_has_integrated_init())
+		memset(kasan_reset_tag(x), 0, s->object_size);
+	return !kasan_slab_free(s, x, init);
+}
+
+static __always_inline void sleb_free(struct kmem_cache *s, struct slab *slab, void *x,
+				      unsigned long caller)
+{
+	memcg_slab_free_hook(s, slab, &x, 1);
+	if (unlikely(is_kfence_address(x))) {
+		sleb_free_hook(s, x, false);
+		kfence_free(x);
+		return;
+	}
+	if (sleb_free_hook(s, x, slab_want_init_on_free(s)))
+		queue_free(s, slab, x);
+}
+
+void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp)
+{
+	void *ret = sleb_alloc(s, NULL, gfp, NUMA_NO_NODE, _RET_IP_, s->object_size);
+
+	trace_kmem_cache_alloc(_RET_IP_, ret, s, gfp, NUMA_NO_NODE);
+	return ret;
+}
+EXPORT_SYMBOL(kmem_cache_alloc);
+
+void *kmem_cache_alloc_lru(struct kmem_cache *s, struct list_lru *lru, gfp_t gfp)
+{
+	void *ret = sleb_alloc(s, lru, gfp, NUMA_NO_NODE, _RET_IP_, s->object_size);
+
+	trace_kmem_cache_alloc(_RET_IP_, ret, s, gfp, NUMA_NO_NODE);
+	return ret;
+}
+EXPORT_SYMBOL(kmem_cache_alloc_lru);
+
+void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int node)
+{
+	void *ret = sleb_alloc(s, NULL, gfp, node, _RET_IP_, s->object_size);
+
+	trace_kmem_cache_alloc(_RET_IP_, ret, s, gfp, node);
+	return ret;
+}
+EXPORT_SYMBOL(kmem_cache_alloc_node);
+
+void *__kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int node,
+			      size_t orig_size, unsigned long caller)
+{
+	return sleb_alloc(s, NULL, gfp, node, caller, orig_size);
+}
+
+void __kmem_cache_free(struct kmem_cache *s, void *x, unsigned long caller)
+{
+	sleb_free(s, virt_to_slab(x), x, caller);
+}
+
+void kmem_cache_free(struct kmem_cache *s, void *x)
+{
+	s = cache_from_obj(s, x);
+	if (!s)
+		return;
+	trace_kmem_cache_free(_RET_IP_, x, s);
+	sleb_free(s, virt_to_slab(x), x, _RET_IP_);
+}
+EXPORT_SYMBOL(kmem_cache_free);
+
+#ifdef CONFIG_KASAN_GENERIC
+/* An object leaves the KASAN quarantine. */
+void ___cache_free(struct kmem_cache *cache, void *x, unsigned long addr)
+{
+	queue_free(cache, virt_to_slab(x), x);
+}
+#endif
+
+/* === Bulk interface ====================================================== */
+
+void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
+{
+	size_t i;
+
+	for (i = 0; i < size; i++) {
+		if (!s) {
+			kfree(p[i]);
+			continue;
+		}
+		kmem_cache_free(s, p[i]);
+	}
+}
+EXPORT_SYMBOL(kmem_cache_free_bulk);
+
+/* Fill @p from the queue, refilling it as often as needed. */
+static size_t queue_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p)
+{
+	unsigned long flags;
+	size_t i = 0;
+
+	local_lock_irqsave(&s->cpu->lock, flags);
+	while (i < size) {
+		struct sleb_array *q = cpu_queue(s);
+		void *object;
+
+		if (q->count) {
+			i += sleb_array_take_newest(q, p + i, min_t(size_t, size - i, UINT_MAX));
+			continue;
+		}
+		object = queue_refill(s, gfp, &flags);
+		if (!object)
+			break;
+		p[i++] = object;
+	}
+	local_unlock_irqrestore(&s->cpu->lock, flags);
+	return i;
+}
+
+int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p)
+{
+	struct obj_cgroup *objcg = NULL;
+	size_t i;
+
+	s = slab_pre_alloc_hook(s, NULL, &objcg, size, gfp);
+	if (unlikely(!s))
+		return 0;
+	for (i = 0; i < size; i++) {
+		p[i] = kfence_alloc(s, s->object_size, gfp);
+		if (!p[i])
+			break;
+	}
+	i += queue_alloc_bulk(s, gfp, size - i, p + i);
+	if (unlikely(i < size)) {
+		slab_post_alloc_hook(s, objcg, gfp, i, p, false);
+		kmem_cache_free_bulk(s, i, p);
+		return 0;
+	}
+	slab_post_alloc_hook(s, objcg, gfp, size, p, slab_want_init_on_alloc(gfp, s));
+	return size;
+}
+EXPORT_SYMBOL(kmem_cache_alloc_bulk);
+
+/* === Queue management ==================================================== */
+
+static struct sleb_array *sleb_array_alloc(unsigned int size, gfp_t gfp, int node)
+{
+	struct sleb_array *a;
+
+	a = kmalloc_node(struct_size(a, objects, size), gfp, node);
+	if (a) {
+		a->count = 0;
+		a->size = size;
+	}
+	return a;
+}
+
+static void sleb_array_free(struct sleb_array *a)
+{
+	if (a != &sleb_boot_queue)
+		kfree(a);
+}
+
+struct queue_swap {
+	struct kmem_cache *s;
+	struct sleb_array **queues;	/* in: new queue per CPU; out: old one */
+};
+
+static void swap_queue(struct kmem_cache *s, int cpu, struct sleb_array **q)
+{
+	struct sleb_cpu *c = per_cpu_ptr(s->cpu, cpu);
+
+	swap(c->queue, *q);
+}
+
+/* Runs on each online CPU with interrupts disabled. */
+static void swap_queue_ipi(void *arg)
+{
+	struct queue_swap *qs = arg;
+	int cpu = smp_processor_id();
+	unsigned long flags;
+
+	local_lock_irqsave(&qs->s->cpu->lock, flags);
+	swap_queue(qs->s, cpu, &qs->queues[cpu]);
+	local_unlock_irqrestore(&qs->s->cpu->lock, flags);
+}
+
+/*
+ * Give every CPU a queue of @size objects.  The old queues are replaced on
+ * their own CPUs, so nothing is in flight on them afterwards; their objects
+ * go back to the slabs and the old arrays are freed.
+ */
+static int resize_cpu_queues(struct kmem_cache *s, unsigned int size, gfp_t gfp)
+{
+	struct queue_swap qs = { .s = s };
+	unsigned long flags;
+	int cpu;
+
+	qs.queues = kcalloc(nr_cpu_ids, sizeof(*qs.queues), gfp);
+	if (!qs.queues)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		qs.queues[cpu] = sleb_array_alloc(size, gfp, cpu_to_mem(cpu));
+		if (!qs.queues[cpu])
+			goto nomem;
+	}
+
+	if (early_boot_irqs_disabled) {
+		/* Early boot: one CPU, interrupts off. */
+		for_each_possible_cpu(cpu)
+			swap_queue(s, cpu, &qs.queues[cpu]);
+	} else {
+		lockdep_assert_cpus_held();
+		on_each_cpu(swap_queue_ipi, &qs, 1);
+		for_each_possible_cpu(cpu)
+			if (!cpu_online(cpu))
+				swap_queue(s, cpu, &qs.queues[cpu]);
+	}
+
+	local_irq_save(flags);
+	for_each_possible_cpu(cpu)
+		queue_flush(s, qs.queues[cpu]);
+	local_irq_restore(flags);
+	stat(s, QUEUE_RESIZE);
+	for_each_possible_cpu(cpu)
+		sleb_array_free(qs.queues[cpu]);
+	kfree(qs.queues);
+	return 0;
+
+nomem:
+	for_each_possible_cpu(cpu)
+		if (qs.queues[cpu])
+			sleb_array_free(qs.queues[cpu]);
+	kfree(qs.queues);
+	return -ENOMEM;
+}
+
+/* Give each node a shared array of @size objects (0: none). */
+static int resize_shared(struct kmem_cache *s, unsigned int size, gfp_t gfp)
+{
+	struct kmem_cache_node *n;
+	int node;
+
+	for_each_kmem_cache_node(s, node, n) {
+		struct sleb_array *new = NULL, *old;
+		unsigned long flags;
+
+		if (size) {
+			new = sleb_array_alloc(size, gfp, node);
+			if (!new)
+				return -ENOMEM;
+		}
+		spin_lock_irqsave(&n->shared_lock, flags);
+		old = n->shared;
+		if (old && new)
+			old->count -= sleb_array_add(new, old->objects, old->count);
+		if (old && old->count)
+			sleb_free_to_slabs(s, old->objects, old->count);
+		WRITE_ONCE(n->shared, new);
+		spin_unlock_irqrestore(&n->shared_lock, flags);
+		kfree(old);
+	}
+	return 0;
+}
+
+static bool cpu_queues_are_boot(struct kmem_cache *s)
+{
+	return per_cpu_ptr(s->cpu, cpumask_first(cpu_possible_mask))->queue == &sleb_boot_queue;
+}
+
+static bool shared_present(struct kmem_cache *s)
+{
+	struct kmem_cache_node *n;
+	int node;
+
+	for_each_kmem_cache_node(s, node, n)
+		if (!n->shared)
+			return false;
+	return true;
+}
+
+/*
+ * Set the tunables of a cache.  Called with cpus_read_lock() and slab_mutex
+ * held, or during early boot.
+ */
+static int sleb_tune(struct kmem_cache *s, unsigned int queue, unsigned int batch,
+		     unsigned int shared, gfp_t gfp)
+{
+	int err = 0;
+
+	if (queue < SLEB_QUEUE_MIN || queue > SLEB_QUEUE_MAX ||
+	    batch < 1 || batch > queue || shared > SLEB_SHARED_MAX)
+		return -EINVAL;
+	if (!early_boot_irqs_disabled)
+		lockdep_assert_held(&slab_mutex);
+
+	/* A batch above a new, shorter queue is harmless: queue_batch() clamps it. */
+	if (queue != s->cpu_queue_size || cpu_queues_are_boot(s)) {
+		err = resize_cpu_queues(s, queue, gfp);
+		if (err)
+			return err;
+		s->cpu_queue_size = queue;
+	}
+	WRITE_ONCE(s->cpu_batch_size, batch);
+
+	if (shared != s->shared_queue_size || (shared && !shared_present(s))) {
+		err = resize_shared(s, shared, gfp);
+		if (err)
+			return err;
+		s->shared_queue_size = shared;
+	}
+	return 0;
+}
+
+static int sleb_tune_defaults(struct kmem_cache *s, gfp_t gfp)
+{
+	unsigned int queue = sleb_default_queue_size(s->size);
+	unsigned int shared = 0;
+
+	if (num_possible_cpus() > 1 && s->size <= PAGE_SIZE)
+		shared = queue;
+	return sleb_tune(s, queue, sleb_default_batch(queue), shared, gfp);
+}
+
+static bool queue_not_empty(int cpu, void *info)
+{
+	struct kmem_cache *s = info;
+
+	return READ_ONCE(per_cpu_ptr(s->cpu, cpu)->queue->count);
+}
+
+static void flush_queue_ipi(void *info)
+{
+	struct kmem_cache *s = info;
+	unsigned long flags;
+
+	local_lock_irqsave(&s->cpu->lock, flags);
+	queue_flush(s, cpu_queue(s));
+	local_unlock_irqrestore(&s->cpu->lock, flags);
+}
+
+/* Empty every queue and shared array of a cache into its slabs. */
+static void flush_all(struct kmem_cache *s)
+{
+	struct kmem_cache_node *n;
+	int node;
+
+	lockdep_assert_cpus_held();
+	on_each_cpu_cond(queue_not_empty, flush_queue_ipi, s, 1);
+	for_each_kmem_cache_node(s, node, n)
+		shared_flush(s, n);
+}
+
+static int sleb_cpu_dead(unsigned int cpu)
+{
+	struct kmem_cache *s;
+	unsigned long flags;
+
+	mutex_lock(&slab_mutex);
+	list_for_each_entry(s, &slab_caches, list) {
+		local_irq_save(flags);
+		queue_flush(s, per_cpu_ptr(s->cpu, cpu)->queue);
+		local_irq_restore(flags);
+	}
+	mutex_unlock(&slab_mutex);
+	return 0;
+}
+
+/* === Cache lifecycle ===================================================== */
+
+/* Free the empty slabs of a node, whatever min_partial says. */
+static void node_shrink(struct kmem_cache *s, struct kmem_cache_node *n)
+{
+	struct slab *slab, *next;
+	unsigned long flags;
+	LIST_HEAD(discard);
+
+	spin_lock_irqsave(&n->list_lock, flags);
+	list_for_each_entry_safe(slab, next, &n->partial, slab_list)
+		if (sleb_map_all_free(slab_map(slab), slab->objects))
+			node_remove_slab(n, slab, &discard);
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	sleb_discard_list(s, &discard);
+}
+
+int __kmem_cache_shrink(struct kmem_cache *s)
+{
+	struct kmem_cache_node *n;
+	int node, ret = 0;
+
+	flush_all(s);
+	for_each_kmem_cache_node(s, node, n) {
+		node_shrink(s, n);
+		if (READ_ONCE(n->nr_slabs))
+			ret = 1;
+	}
+	return ret;
+}
+
+bool __kmem_cache_empty(struct kmem_cache *s)
+{
+	struct kmem_cache_node *n;
+	int node;
+
+	for_each_kmem_cache_node(s, node, n)
+		if (READ_ONCE(n->nr_slabs))
+			return false;
+	return true;
+}
+
+/* Name the objects still in use in a cache that is being destroyed. */
+static void report_leaks(struct kmem_cache *s, struct kmem_cache_node *n)
+{
+	unsigned int shown = 0, i;
+	struct slab *slab;
+	unsigned long flags;
+
+	pr_err("SLEB %s: %lu slabs with objects remaining on kmem_cache_destroy()\n",
+	       s->name, n->nr_slabs);
+	spin_lock_irqsave(&n->list_lock, flags);
+	list_for_each_entry(slab, &n->full, slab_list)
+		for (i = 0; i < slab->objects && shown < 16; i++, shown++)
+			pr_err("SLEB %s: object %px in use\n", s->name,
+			       slab_address(slab) + i * s->size);
+	list_for_each_entry(slab, &n->partial, slab_list)
+		for (i = 0; i < slab->objects && shown < 16; i++)
+			if (!test_bit(i, slab_map(slab))) {
+				pr_err("SLEB %s: object %px in use\n", s->name,
+				       slab_address(slab) + i * s->size);
+				shown++;
+			}
+	spin_unlock_irqrestore(&n->list_lock, flags);
+}
+
+int __kmem_cache_shutdown(struct kmem_cache *s)
+{
+	struct kmem_cache_node *n;
+	int node, ret = 0;
+
+	flush_all(s);
+	for_each_kmem_cache_node(s, node, n) {
+		node_shrink(s, n);
+		if (n->nr_slabs) {
+			report_leaks(s, n);
+			ret = 1;
+		}
+	}
+	return ret;
+}
+
+static void free_nodes(struct kmem_cache *s)
+{
+	struct kmem_cache_node *n;
+	int node;
+
+	for_each_kmem_cache_node(s, node, n) {
+		kfree(n->shared);
+		s->node[node] = NULL;
+		kmem_cache_free(kmem_cache_node, n);
+	}
+}
+
+static void free_cpu_queues(struct kmem_cache *s)
+{
+	int cpu;
+
+	if (!s->cpu)
+		return;
+	for_each_possible_cpu(cpu)
+		sleb_array_free(per_cpu_ptr(s->cpu, cpu)->queue);
+	free_percpu(s->cpu);
+	s->cpu = NULL;
+}
+
+void __kmem_cache_release(struct kmem_cache *s)
+{
+	cache_random_seq_destroy(s);
+	free_cpu_queues(s);
+	free_nodes(s);
+}
+
+static void init_node(struct kmem_cache_node *n)
+{
+	spin_lock_init(&n->list_lock);
+	spin_lock_init(&n->shared_lock);
+	INIT_LIST_HEAD(&n->partial);
+	INIT_LIST_HEAD(&n->full);
+	n->nr_partial = 0;
+	n->nr_slabs = 0;
+	n->total_objects = 0;
+	n->shared = NULL;
+}
+
+/*
+ * The kmem_cache_node cache needs a node structure before it can allocate
+ * one: carve it out of the cache's own first slab on that node.
+ */
+static void __init bootstrap_node(int node)
+{
+	struct kmem_cache *s = kmem_cache_node;
+	struct kmem_cache_node *n;
+	struct slab *slab;
+	void *object;
+
+	slab = sleb_new_slab(s, GFP_NOWAIT, node);
+	if (!slab)
+		panic("SLEB: no memory for the kmem_cache_node cache on node %d\n", node);
+	if (slab_nid(slab) != node)
+		pr_warn("SLEB: kmem_cache_node for node %d placed on node %d\n",
+			node, slab_nid(slab));
+	sleb_map_take(slab_map(slab), slab->objects, slab_address(slab), s->size, &object, 1);
+	n = object;
+	kasan_kmalloc(s, n, sizeof(*n), GFP_NOWAIT);
+	init_node(n);
+	s->node[node] = n;
+	spin_lock(&n->list_lock);
+	node_add_new_slab(n, slab);
+	spin_unlock(&n->list_lock);
+}
+
+static int init_nodes(struct kmem_cache *s, gfp_t gfp)
+{
+	struct kmem_cache_node *n;
+	int node;
+
+	for_each_node_state(node, N_NORMAL_MEMORY) {
+		if (slab_state == DOWN) {
+			bootstrap_node(node);
+			continue;
+		}
+		n = kmem_cache_alloc_node(kmem_cache_node, gfp, node);
+		if (!n) {
+			free_nodes(s);
+			return -ENOMEM;
+		}
+		init_node(n);
+		s->node[node] = n;
+	}
+	return 0;
+}
+
+static int init_cpu_queues(struct kmem_cache *s)
+{
+	int cpu;
+
+	s->cpu = alloc_percpu(struct sleb_cpu);
+	if (!s->cpu)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		struct sleb_cpu *c = per_cpu_ptr(s->cpu, cpu);
+
+		local_lock_init(&c->lock);
+		c->queue = &sleb_boot_queue;
+	}
+	return 0;
+}
+
+/* Smallest order whose waste is at most 1/@fraction of the slab. */
+static int order_for_waste(unsigned int size, unsigned int min_objects,
+			   unsigned int fraction)
+{
+	unsigned int order;
+
+	for (order = get_order(size); order <= SLEB_MAX_ORDER; order++) {
+		unsigned int objects = sleb_slab_objects(size, order);
+
+		if (objects < min_objects && order < SLEB_MAX_ORDER)
+			continue;
+		if (objects && sleb_slab_waste(size, order) * fraction <= (PAGE_SIZE << order))
+			return order;
+	}
+	return -1;
+}
+
+static unsigned int choose_order(unsigned int size)
+{
+	unsigned int min_objects = min_t(unsigned int, 4 * (fls(nr_cpu_ids) + 1),
+					 SLEB_MIN_OBJECTS);
+	unsigned int fraction;
+	int order;
+
+	for (fraction = 16; fraction >= 4; fraction /= 2) {
+		order = order_for_waste(size, min_objects, fraction);
+		if (order >= 0)
+			return order;
+	}
+	return get_order(size);
+}
+
+static void set_geometry(struct sleb_order_objects *oo, unsigned int size,
+			 unsigned int order)
+{
+	oo->order = order;
+	oo->objects = sleb_slab_objects(size, order);
+}
+
+static int calculate_sizes(struct kmem_cache *s)
+{
+	unsigned int size = ALIGN(s->object_size, sizeof(void *));
+
+	s->inuse = size;
+	size = ALIGN(size, s->align);
+	if (!size || get_order(size) >= MAX_ORDER)
+		return -EINVAL;
+	s->size = size;
+	s->reciprocal_size = reciprocal_value(size);
+	set_geometry(&s->oo, size, choose_order(size));
+	set_geometry(&s->min, size, get_order(size));
+	if (!s->oo.objects || !s->min.objects)
+		return -EINVAL;
+
+	s->allocflags = 0;
+	if (s->oo.order)
+		s->allocflags |= __GFP_COMP;
+	if (s->flags & SLAB_CACHE_DMA)
+		s->allocflags |= GFP_DMA;
+	if (s->flags & SLAB_CACHE_DMA32)
+		s->allocflags |= GFP_DMA32;
+	if (s->flags & SLAB_RECLAIM_ACCOUNT)
+		s->allocflags |= __GFP_RECLAIMABLE;
+
+	/* As SLUB: bigger objects keep more partial slabs around. */
+	s->min_partial = clamp_t(unsigned long, ilog2(s->size) / 2,
+				 SLEB_MIN_PARTIAL, SLEB_MAX_PARTIAL);
+	return 0;
+}
+
+static int sysfs_slab_add(struct kmem_cache *s);
+static int sysfs_slab_alias(struct kmem_cache *s, const char *name);
+
+int __kmem_cache_create(struct kmem_cache *s, slab_flags_t flags)
+{
+	gfp_t gfp = slab_state >= UP ? GFP_KERNEL : GFP_NOWAIT;
+	int err;
+
+	s->flags = kmem_cache_flags(s->size, flags, s->name);
+	s->red_left_pad = 0;
+	err = calculate_sizes(s);
+	if (err)
+		return err;
+	err = init_cpu_queues(s);
+	if (err)
+		return err;
+	err = init_nodes(s, gfp);
+	if (err)
+		goto out;
+	if (slab_state >= UP) {
+		err = cache_random_seq_create(s, s->oo.objects, gfp);
+		if (err)
+			goto out;
+		err = sleb_tune_defaults(s, gfp);
+		if (err)
+			goto out;
+	}
+	if (slab_state >= FULL)
+		sysfs_slab_add(s);
+	return 0;
+out:
+	__kmem_cache_release(s);
+	return err;
+}
+
+struct kmem_cache *__kmem_cache_alias(const char *name, unsigned int size,
+				      unsigned int align, slab_flags_t flags,
+				      void (*ctor)(void *))
+{
+	struct kmem_cache *s = find_mergeable(size, align, flags, name, ctor);
+
+	if (!s)
+		return NULL;
+	s->refcount++;
+	s->object_size = max(s->object_size, size);
+	s->inuse = max(s->inuse, ALIGN(size, sizeof(void *)));
+	sysfs_slab_alias(s, name);
+	return s;
+}
+
+slab_flags_t kmem_cache_flags(unsigned int object_size, slab_flags_t flags,
+			      const char *name)
+{
+	return flags;
+}
+
+void __init kmem_cache_init(void)
+{
+	struct kmem_cache *s;
+
+	kmem_cache_node = &sleb_boot_kmem_cache_node;
+	kmem_cache = &sleb_boot_kmem_cache;
+
+	create_boot_cache(kmem_cache_node, "kmem_cache_node",
+			  sizeof(struct kmem_cache_node), SLAB_HWCACHE_ALIGN, 0, 0);
+	slab_state = PARTIAL;
+	create_boot_cache(kmem_cache, "kmem_cache",
+			  offsetof(struct kmem_cache, node) +
+			  nr_node_ids * sizeof(struct kmem_cache_node *),
+			  SLAB_HWCACHE_ALIGN, 0, 0);
+	list_add(&kmem_cache_node->list, &slab_caches);
+	list_add(&kmem_cache->list, &slab_caches);
+
+	setup_kmalloc_cache_index_table();
+	create_kmalloc_caches(0);
+
+	/* kmalloc works: give the caches made so far their real queues. */
+	list_for_each_entry(s, &slab_caches, list) {
+		if (cache_random_seq_create(s, s->oo.objects, GFP_NOWAIT) ||
+		    sleb_tune_defaults(s, GFP_NOWAIT))
+			panic("SLEB: cannot set up the queues of %s\n", s->name);
+	}
+
+	cpuhp_setup_state_nocalls(CPUHP_SLUB_DEAD, "mm/sleb:dead", NULL, sleb_cpu_dead);
+	pr_info("SLEB: HWalign=%d, Order=0-%d, CPUs=%u, Nodes=%u\n",
+		cache_line_size(), SLEB_MAX_ORDER, nr_cpu_ids, nr_node_ids);
+}
+
+void __init kmem_cache_init_late(void)
+{
+	if (!IS_ENABLED(CONFIG_SYSFS))
+		slab_state = FULL;
+}
+
+/* === Object information ================================================== */
+
+#ifdef CONFIG_PRINTK
+void __kmem_obj_info(struct kmem_obj_info *kpp, void *object, struct slab *slab)
+{
+	struct kmem_cache *s = slab->slab_cache;
+	void *base = slab_address(slab);
+	void *objp = kasan_reset_tag(object);
+	unsigned int idx;
+
+	kpp->kp_ptr = object;
+	kpp->kp_slab = slab;
+	kpp->kp_slab_cache = s;
+	if (is_kfence_address(objp)) {
+		kpp->kp_objp = kfence_object_start(objp);
+		kpp->kp_data_offset = objp - kpp->kp_objp;
+		return;
+	}
+	if (objp < base)
+		return;
+	idx = __obj_to_index(s, base, objp);
+	if (idx >= slab->objects)
+		return;
+	kpp->kp_objp = base + idx * s->size;
+	kpp->kp_data_offset = objp - kpp->kp_objp;
+}
+#endif
+
+#ifdef CONFIG_HARDENED_USERCOPY
+void __check_heap_object(const void *ptr, unsigned long n,
+			 const struct slab *slab, bool to_user)
+{
+	struct kmem_cache *s = slab->slab_cache;
+	void *base = slab_address(slab);
+	unsigned long offset;
+	unsigned int idx;
+
+	ptr = kasan_reset_tag(ptr);
+	if (is_kfence_address(ptr)) {
+		offset = ptr - kfence_object_start(ptr);
+	} else {
+		if (ptr < base)
+			usercopy_abort("SLEB object not in SLEB slab?!", NULL, to_user, 0, n);
+		idx = __obj_to_index(s, base, (void *)ptr);
+		if (idx >= slab->objects)
+			usercopy_abort("SLEB bitmap", s->name, to_user,
+				       ptr - base, n);
+		offset = ptr - (base + idx * s->size);
+	}
+	if (offset >= s->useroffset &&
+	    offset - s->useroffset <= s->usersize &&
+	    n <= s->useroffset - offset + s->usersize)
+		return;
+	usercopy_abort("SLEB object", s->name, to_user, offset, n);
+}
+#endif
+
+/* === Counting ============================================================ */
+
+/**
+ * struct sleb_counts - what a cache holds, on one node or in all
+ * @slabs: slabs
+ * @partial: slabs on the partial lists
+ * @empty: partial slabs without an object in use
+ * @total: objects in the slabs
+ * @free: free objects in the slabs (bits set)
+ * @partial_free: of which in partial slabs: all of them
+ * @shared: objects in the shared arrays
+ * @queued: objects in the per-cpu queues
+ */
+struct sleb_counts {
+	unsigned long slabs;
+	unsigned long partial;
+	unsigned long empty;
+	unsigned long total;
+	unsigned long free;
+	unsigned long shared;
+	unsigned long queued;
+};
+
+static inline unsigned long counts_in_use(const struct sleb_counts *c)
+{
+	unsigned long idle = c->free + c->shared + c->queued;
+
+	return c->total > idle ? c->total - idle : 0;
+}
+
+/* Add what node @node holds to @c.  Queues are kept alive by slab_mutex. */
+static void count_node(struct kmem_cache *s, int node, struct sleb_counts *c)
+{
+	struct kmem_cache_node *n = get_node(s, node);
+	unsigned long flags;
+	struct slab *slab;
+	int cpu;
+
+	spin_lock_irqsave(&n->list_lock, flags);
+	c->slabs += n->nr_slabs;
+	c->partial += n->nr_partial;
+	c->total += n->total_objects;
+	list_for_each_entry(slab, &n->partial, slab_list) {
+		unsigned int nr = sleb_map_free_count(slab_map(slab), slab->objects);
+
+		c->free += nr;
+		if (nr == slab->objects)
+			c->empty++;
+	}
+	spin_unlock_irqrestore(&n->list_lock, flags);
+
+	spin_lock_irqsave(&n->shared_lock, flags);
+	if (n->shared)
+		c->shared += n->shared->count;
+	spin_unlock_irqrestore(&n->shared_lock, flags);
+
+	for_each_possible_cpu(cpu)
+		if (cpu_to_mem(cpu) == node)
+			c->queued += READ_ONCE(per_cpu_ptr(s->cpu, cpu)->queue->count);
+}
+
+static void count_cache(struct kmem_cache *s, struct sleb_counts *c)
+{
+	struct kmem_cache_node *n;
+	int node;
+
+	memset(c, 0, sizeof(*c));
+	for_each_kmem_cache_node(s, node, n)
+		count_node(s, node, c);
+}
+
+/* === /proc/slabinfo ====================================================== */
+
+void get_slabinfo(struct kmem_cache *s, struct slabinfo *sinfo)
+{
+	struct sleb_counts c;
+
+	lockdep_assert_held(&slab_mutex);
+	count_cache(s, &c);
+	sinfo->active_objs = counts_in_use(&c);
+	sinfo->num_objs = c.total;
+	sinfo->active_slabs = c.slabs - c.empty;
+	sinfo->num_slabs = c.slabs;
+	sinfo->shared_avail = c.shared;
+	sinfo->limit = s->cpu_queue_size;
+	sinfo->batchcount = s->cpu_batch_size;
+	sinfo->shared = s->shared_queue_size;
+	sinfo->objects_per_slab = s->oo.objects;
+	sinfo->cache_order = s->oo.order;
+}
+
+void slabinfo_show_stats(struct seq_file *m, struct kmem_cache *s)
+{
+}
+
+#define SLABINFO_WRITE_MAX	128
+
+/* Parse "<name> <limit> <batchcount> <shared>" as SLAB's /proc/slabinfo does. */
+static int parse_slabinfo_line(char *line, char **name, unsigned int *val)
+{
+	char *tok;
+	int i;
+
+	line = strim(line);
+	*name = strsep(&line, " \t");
+	if (!**name || !line)
+		return -EINVAL;
+	for (i = 0; i < 3; i++) {
+		line = skip_spaces(line);
+		tok = strsep(&line, " \t");
+		if (!tok || !*tok || kstrtouint(tok, 10, &val[i]))
+			return -EINVAL;
+	}
+	if (line && *skip_spaces(line))
+		return -EINVAL;
+	return 0;
+}
+
+ssize_t slabinfo_write(struct file *file, const char __user *buffer,
+		       size_t count, loff_t *ppos)
+{
+	char kbuf[SLABINFO_WRITE_MAX + 1], *name;
+	struct kmem_cache *s;
+	unsigned int val[3];
+	int err = -EINVAL;
+
+	if (!count || count > SLABINFO_WRITE_MAX)
+		return -EINVAL;
+	if (copy_from_user(kbuf, buffer, count))
+		return -EFAULT;
+	kbuf[count] = '\0';
+	if (parse_slabinfo_line(kbuf, &name, val))
+		return -EINVAL;
+
+	cpus_read_lock();
+	mutex_lock(&slab_mutex);
+	list_for_each_entry(s, &slab_caches, list) {
+		if (!strcmp(s->name, name)) {
+			err = sleb_tune(s, val[0], val[1], val[2], GFP_KERNEL);
+			break;
+		}
+	}
+	mutex_unlock(&slab_mutex);
+	cpus_read_unlock();
+	return err ? err : count;
+}
+
+/* === sysfs =============================================================== */
+
+#ifdef CONFIG_SYSFS
+
+struct sleb_attribute {
+	struct attribute attr;
+	ssize_t (*show)(struct kmem_cache *s, char *buf);
+	ssize_t (*store)(struct kmem_cache *s, const char *buf, size_t len);
+};
+
+#define SLEB_ATTR_RO(_name) \
+	static struct sleb_attribute _name##_attr = __ATTR_RO_MODE(_name, 0400)
+#define SLEB_ATTR_RW(_name) \
+	static struct sleb_attribute _name##_attr = __ATTR_RW_MODE(_name, 0600)
+#define SLEB_ATTR_WO(_name) \
+	static struct sleb_attribute _name##_attr = __ATTR_WO(_name)
+
+static struct kset *slab_kset;
+
+static inline struct kmem_cache *to_cache(struct kobject *kobj)
+{
+	return container_of(kobj, struct kmem_cache, kobj);
+}
+
+/* Parse a tunable: a decimal number, optionally followed by a newline. */
+static int parse_tunable(const char *buf, unsigned int min, unsigned int max,
+			 unsigned int *val)
+{
+	if (kstrtouint(buf, 10, val) || *val < min || *val > max)
+		return -EINVAL;
+	return 0;
+}
+
+/* "total N0=... N1=..." with a per-node figure where there are nodes. */
+static ssize_t show_per_node(struct kmem_cache *s, char *buf,
+			     unsigned long (*field)(const struct sleb_counts *c))
+{
+	struct sleb_counts all, c;
+	struct kmem_cache_node *n;
+	int node, len;
+
+	mutex_lock(&slab_mutex);
+	count_cache(s, &all);
+	len = sysfs_emit(buf, "%lu", field(&all));
+	if (nr_node_ids > 1) {
+		for_each_kmem_cache_node(s, node, n) {
+			memset(&c, 0, sizeof(c));
+			count_node(s, node, &c);
+			len += sysfs_emit_at(buf, len, " N%d=%lu", node, field(&c));
+		}
+	}
+	mutex_unlock(&slab_mutex);
+	return len + sysfs_emit_at(buf, len, "\n");
+}
+
+static unsigned long field_in_use(const struct sleb_counts *c)
+{
+	return counts_in_use(c);
+}
+
+static unsigned long field_total(const struct sleb_counts *c)
+{
+	return c->total;
+}
+
+static unsigned long field_slabs(const struct sleb_counts *c)
+{
+	return c->slabs;
+}
+
+static unsigned long field_partial(const struct sleb_counts *c)
+{
+	return c->partial;
+}
+
+static unsigned long field_shared(const struct sleb_counts *c)
+{
+	return c->shared;
+}
+
+static unsigned long field_queued(const struct sleb_counts *c)
+{
+	return c->queued;
+}
+
+static unsigned long field_free(const struct sleb_counts *c)
+{
+	return c->free;
+}
+
+#define SLEB_COUNT_ATTR(_name, _field)					\
+static ssize_t _name##_show(struct kmem_cache *s, char *buf)		\
+{									\
+	return show_per_node(s, buf, _field);				\
+}									\
+SLEB_ATTR_RO(_name)
+
+SLEB_COUNT_ATTR(objects, field_in_use);
+SLEB_COUNT_ATTR(total_objects, field_total);
+SLEB_COUNT_ATTR(slabs, field_slabs);
+SLEB_COUNT_ATTR(partial, field_partial);
+SLEB_COUNT_ATTR(objects_partial, field_free);
+SLEB_COUNT_ATTR(shared_objects, field_shared);
+SLEB_COUNT_ATTR(queued_objects, field_queued);
+
+#define SLEB_VALUE_ATTR(_name, _fmt, _expr)				\
+static ssize_t _name##_show(struct kmem_cache *s, char *buf)		\
+{									\
+	return sysfs_emit(buf, _fmt "\n", _expr);			\
+}									\
+SLEB_ATTR_RO(_name)
+
+SLEB_VALUE_ATTR(object_size, "%u", s->object_size);
+SLEB_VALUE_ATTR(slab_size, "%u", s->size);
+SLEB_VALUE_ATTR(objs_per_slab, "%u", s->oo.objects);
+SLEB_VALUE_ATTR(order, "%u", s->oo.order);
+SLEB_VALUE_ATTR(align, "%u", s->align);
+SLEB_VALUE_ATTR(aliases, "%d", s->refcount < 0 ? 0 : s->refcount - 1);
+SLEB_VALUE_ATTR(hwcache_align, "%d", !!(s->flags & SLAB_HWCACHE_ALIGN));
+SLEB_VALUE_ATTR(reclaim_account, "%d", !!(s->flags & SLAB_RECLAIM_ACCOUNT));
+SLEB_VALUE_ATTR(destroy_by_rcu, "%d", !!(s->flags & SLAB_TYPESAFE_BY_RCU));
+SLEB_VALUE_ATTR(cache_dma, "%d", !!(s->flags & SLAB_CACHE_DMA));
+SLEB_VALUE_ATTR(usersize, "%u", s->usersize);
+
+static ssize_t ctor_show(struct kmem_cache *s, char *buf)
+{
+	if (!s->ctor)
+		return 0;
+	return sysfs_emit(buf, "%pS\n", s->ctor);
+}
+SLEB_ATTR_RO(ctor);
+
+static ssize_t min_partial_show(struct kmem_cache *s, char *buf)
+{
+	return sysfs_emit(buf, "%lu\n", s->min_partial);
+}
+
+static ssize_t min_partial_store(struct kmem_cache *s, const char *buf, size_t len)
+{
+	unsigned long val;
+
+	if (kstrtoul(buf, 10, &val))
+		return -EINVAL;
+	WRITE_ONCE(s->min_partial, val);
+	return len;
+}
+SLEB_ATTR_RW(min_partial);
+
+/* Apply new tunables with the locks sleb_tune() wants. */
+static ssize_t store_tunables(struct kmem_cache *s, unsigned int queue,
+			      unsigned int batch, unsigned int shared, size_t len)
+{
+	int err;
+
+	cpus_read_lock();
+	mutex_lock(&slab_mutex);
+	err = sleb_tune(s, queue, batch, shared, GFP_KERNEL);
+	mutex_unlock(&slab_mutex);
+	cpus_read_unlock();
+	return err ? err : len;
+}
+
+static ssize_t cpu_queue_size_show(struct kmem_cache *s, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(s->cpu_queue_size));
+}
+
+/* A shorter queue than the batch takes the default batch of its size. */
+static ssize_t cpu_queue_size_store(struct kmem_cache *s, const char *buf, size_t len)
+{
+	unsigned int queue, batch;
+
+	if (parse_tunable(buf, SLEB_QUEUE_MIN, SLEB_QUEUE_MAX, &queue))
+		return -EINVAL;
+	batch = READ_ONCE(s->cpu_batch_size);
+	if (batch > queue)
+		batch = sleb_default_batch(queue);
+	return store_tunables(s, queue, batch, READ_ONCE(s->shared_queue_size), len);
+}
+SLEB_ATTR_RW(cpu_queue_size);
+
+static ssize_t cpu_batch_size_show(struct kmem_cache *s, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(s->cpu_batch_size));
+}
+
+static ssize_t cpu_batch_size_store(struct kmem_cache *s, const char *buf, size_t len)
+{
+	unsigned int queue = READ_ONCE(s->cpu_queue_size);
+	unsigned int batch;
+
+	if (parse_tunable(buf, 1, queue, &batch))
+		return -EINVAL;
+	return store_tunables(s, queue, batch, READ_ONCE(s->shared_queue_size), len);
+}
+SLEB_ATTR_RW(cpu_batch_size);
+
+static ssize_t shared_queue_size_show(struct kmem_cache *s, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(s->shared_queue_size));
+}
+
+static ssize_t shared_queue_size_store(struct kmem_cache *s, const char *buf, size_t len)
+{
+	unsigned int shared;
+
+	if (parse_tunable(buf, 0, SLEB_SHARED_MAX, &shared))
+		return -EINVAL;
+	return store_tunables(s, READ_ONCE(s->cpu_queue_size),
+			      READ_ONCE(s->cpu_batch_size), shared, len);
+}
+SLEB_ATTR_RW(shared_queue_size);
+
+static ssize_t shrink_show(struct kmem_cache *s, char *buf)
+{
+	return 0;
+}
+
+static ssize_t shrink_store(struct kmem_cache *s, const char *buf, size_t len)
+{
+	if (!sysfs_streq(buf, "1"))
+		return -EINVAL;
+	kmem_cache_shrink(s);
+	return len;
+}
+SLEB_ATTR_RW(shrink);
+
+#ifdef CONFIG_SLEB_STATS
+static ssize_t show_stat(struct kmem_cache *s, char *buf, enum sleb_stat_item item)
+{
+	unsigned long sum = 0;
+	int cpu, len;
+
+	for_each_online_cpu(cpu)
+		sum += per_cpu_ptr(s->cpu, cpu)->stat[item];
+	len = sysfs_emit(buf, "%lu", sum);
+	for_each_online_cpu(cpu) {
+		unsigned int x = per_cpu_ptr(s->cpu, cpu)->stat[item];
+
+		if (x)
+			len += sysfs_emit_at(buf, len, " C%d=%u", cpu, x);
+	}
+	return len + sysfs_emit_at(buf, len, "\n");
+}
+
+/* Writing 0 clears a counter, as with SLUB_STATS. */
+static int clear_stat(struct kmem_cache *s, const char *buf, enum sleb_stat_item item)
+{
+	int cpu;
+
+	if (!sysfs_streq(buf, "0"))
+		return -EINVAL;
+	for_each_online_cpu(cpu)
+		per_cpu_ptr(s->cpu, cpu)->stat[item] = 0;
+	return 0;
+}
+
+#define SLEB_STAT_ATTR(_name, _item)					\
+static ssize_t _name##_show(struct kmem_cache *s, char *buf)		\
+{									\
+	return show_stat(s, buf, _item);				\
+}									\
+static ssize_t _name##_store(struct kmem_cache *s, const char *buf,	\
+			     size_t len)				\
+{									\
+	int err = clear_stat(s, buf, _item);				\
+	return err ? err : len;						\
+}									\
+SLEB_ATTR_RW(_name)
+
+SLEB_STAT_ATTR(alloc_fastpath, ALLOC_FASTPATH);
+SLEB_STAT_ATTR(alloc_slowpath, ALLOC_SLOWPATH);
+SLEB_STAT_ATTR(alloc_node, ALLOC_NODE);
+SLEB_STAT_ATTR(free_fastpath, FREE_FASTPATH);
+SLEB_STAT_ATTR(free_slowpath, FREE_SLOWPATH);
+SLEB_STAT_ATTR(free_remote, FREE_REMOTE);
+SLEB_STAT_ATTR(refill_shared, REFILL_SHARED);
+SLEB_STAT_ATTR(refill_partial, REFILL_PARTIAL);
+SLEB_STAT_ATTR(refill_new_slab, REFILL_NEW_SLAB);
+SLEB_STAT_ATTR(drain_shared, DRAIN_SHARED);
+SLEB_STAT_ATTR(drain_slabs, DRAIN_SLABS);
+SLEB_STAT_ATTR(queue_flush, QUEUE_FLUSH);
+SLEB_STAT_ATTR(queue_resize, QUEUE_RESIZE);
+SLEB_STAT_ATTR(alloc_slab, SLAB_ALLOC);
+SLEB_STAT_ATTR(free_slab, SLAB_FREE);
+SLEB_STAT_ATTR(order_fallback, ORDER_FALLBACK);
+#endif /* CONFIG_SLEB_STATS */
+
+static struct attribute *sleb_attrs[] = {
+	&object_size_attr.attr,
+	&slab_size_attr.attr,
+	&objs_per_slab_attr.attr,
+	&order_attr.attr,
+	&objects_attr.attr,
+	&total_objects_attr.attr,
+	&slabs_attr.attr,
+	&partial_attr.attr,
+	&objects_partial_attr.attr,
+	&shared_objects_attr.attr,
+	&queued_objects_attr.attr,
+	&align_attr.attr,
+	&aliases_attr.attr,
+	&ctor_attr.attr,
+	&hwcache_align_attr.attr,
+	&reclaim_account_attr.attr,
+	&destroy_by_rcu_attr.attr,
+	&cache_dma_attr.attr,
+	&usersize_attr.attr,
+	&min_partial_attr.attr,
+	&cpu_queue_size_attr.attr,
+	&cpu_batch_size_attr.attr,
+	&shared_queue_size_attr.attr,
+	&shrink_attr.attr,
+#ifdef CONFIG_SLEB_STATS
+	&alloc_fastpath_attr.attr,
+	&alloc_slowpath_attr.attr,
+	&alloc_node_attr.attr,
+	&free_fastpath_attr.attr,
+	&free_slowpath_attr.attr,
+	&free_remote_attr.attr,
+	&refill_shared_attr.attr,
+	&refill_partial_attr.attr,
+	&refill_new_slab_attr.attr,
+	&drain_shared_attr.attr,
+	&drain_slabs_attr.attr,
+	&queue_flush_attr.attr,
+	&queue_resize_attr.attr,
+	&alloc_slab_attr.attr,
+	&free_slab_attr.attr,
+	&order_fallback_attr.attr,
+#endif
+	NULL
+};
+ATTRIBUTE_GROUPS(sleb);
+
+static ssize_t sleb_attr_show(struct kobject *kobj, struct attribute *attr, char *buf)
+{
+	struct sleb_attribute *a = container_of(attr, struct sleb_attribute, attr);
+
+	if (!a->show)
+		return -EIO;
+	return a->show(to_cache(kobj), buf);
+}
+
+static ssize_t sleb_attr_store(struct kobject *kobj, struct attribute *attr,
+			       const char *buf, size_t len)
+{
+	struct sleb_attribute *a = container_of(attr, struct sleb_attribute, attr);
+
+	if (!a->store)
+		return -EIO;
+	return a->store(to_cache(kobj), buf, len);
+}
+
+static void sleb_kobj_release(struct kobject *kobj)
+{
+	slab_kmem_cache_release(to_cache(kobj));
+}
+
+static const struct sysfs_ops sleb_sysfs_ops = {
+	.show = sleb_attr_show,
+	.store = sleb_attr_store,
+};
+
+static struct kobj_type sleb_ktype = {
+	.sysfs_ops = &sleb_sysfs_ops,
+	.release = sleb_kobj_release,
+	.default_groups = sleb_groups,
+};
+
+static bool sysfs_name_taken(const char *name)
+{
+	struct kobject *k = kset_find_obj(slab_kset, name);
+
+	kobject_put(k);
+	return k;
+}
+
+/* The directory /sys/kernel/slab/<name>; a cache without one still works. */
+static int sysfs_slab_add(struct kmem_cache *s)
+{
+	int err;
+
+	if (sysfs_name_taken(s->name)) {
+		pr_info("SLEB: a second cache named %s has no sysfs directory\n", s->name);
+		return -EEXIST;
+	}
+	s->kobj.kset = slab_kset;
+	err = kobject_init_and_add(&s->kobj, &sleb_ktype, NULL, "%s", s->name);
+	if (err) {
+		kobject_put(&s->kobj);
+		memset(&s->kobj, 0, sizeof(s->kobj));
+		return err;
+	}
+	kobject_uevent(&s->kobj, KOBJ_ADD);
+	return 0;
+}
+
+static inline bool sysfs_slab_registered(struct kmem_cache *s)
+{
+	return s->kobj.state_in_sysfs;
+}
+
+void sysfs_slab_unlink(struct kmem_cache *s)
+{
+	if (sysfs_slab_registered(s))
+		kobject_del(&s->kobj);
+}
+
+void sysfs_slab_release(struct kmem_cache *s)
+{
+	if (s->kobj.state_initialized)
+		kobject_put(&s->kobj);
+	else
+		slab_kmem_cache_release(s);
+}
+
+/* Aliases made before sysfs is up wait here for sleb_sysfs_init(). */
+struct saved_alias {
+	struct kmem_cache *s;
+	const char *name;
+	struct saved_alias *next;
+};
+
+static struct saved_alias *alias_list;
+
+static int sysfs_slab_alias(struct kmem_cache *s, const char *name)
+{
+	struct saved_alias *al;
+
+	if (slab_state == FULL) {
+		if (!sysfs_slab_registered(s) || sysfs_name_taken(name))
+			return 0;
+		return sysfs_create_link(&slab_kset->kobj, &s->kobj, name);
+	}
+	al = kmalloc(sizeof(*al), GFP_KERNEL);
+	if (!al)
+		return -ENOMEM;
+	al->s = s;
+	al->name = name;
+	al->next = alias_list;
+	alias_list = al;
+	return 0;
+}
+
+static int __init sleb_sysfs_init(void)
+{
+	struct kmem_cache *s;
+
+	mutex_lock(&slab_mutex);
+	slab_kset = kset_create_and_add("slab", NULL, kernel_kobj);
+	if (!slab_kset) {
+		mutex_unlock(&slab_mutex);
+		pr_err("SLEB: cannot register /sys/kernel/slab\n");
+		return -ENOMEM;
+	}
+	slab_state = FULL;
+	list_for_each_entry(s, &slab_caches, list)
+		sysfs_slab_add(s);
+	while (alias_list) {
+		struct saved_alias *al = alias_list;
+
+		alias_list = al->next;
+		sysfs_slab_alias(al->s, al->name);
+		kfree(al);
+	}
+	mutex_unlock(&slab_mutex);
+	return 0;
+}
+late_initcall(sleb_sysfs_init);
+
+#else /* !CONFIG_SYSFS */
+
+static inline int sysfs_slab_add(struct kmem_cache *s)
+{
+	return 0;
+}
+
+static inline int sysfs_slab_alias(struct kmem_cache *s, const char *name)
+{
+	return 0;
+}
+
+#endif /* CONFIG_SYSFS */

@@ -1,0 +1,16 @@
+# Helpers for guest test scripts: each check prints one TAP line that the host
+# counts ("SLEB-TAP: ok - <name>" or "SLEB-TAP: not ok - <name>").
+sleb_ok() { echo "SLEB-TAP: ok - $*"; }
+sleb_fail() { echo "SLEB-TAP: not ok - $*"; }
+sleb_skip() { echo "SLEB-TAP: ok - $1 # SKIP $2"; }
+# sleb_check NAME CMD...: run CMD, pass if it exits 0; show its tail if not.
+sleb_check() {
+	name=$1; shift
+	if "$@" >/tmp/sleb-check.out 2>&1; then
+		sleb_ok "$name"
+	else
+		rc=$?
+		tail -n 15 /tmp/sleb-check.out
+		sleb_fail "$name (exit $rc)"
+	fi
+}
