@@ -89,6 +89,9 @@ static struct sleb_array sleb_boot_queue;
 #define SLEB_MAX_ORDER		PAGE_ALLOC_COSTLY_ORDER
 #define SLEB_MIN_OBJECTS	16
 
+/* The cache of struct kmem_cache_node, the first cache set up. */
+static struct kmem_cache *kmem_cache_node;
+
 /* The boot caches: statically allocated, never destroyed. */
 static struct kmem_cache sleb_boot_kmem_cache;
 static struct kmem_cache sleb_boot_kmem_cache_node;
@@ -199,7 +202,7 @@ static struct slab *sleb_new_slab(struct kmem_cache *s, gfp_t gfp, int node)
 	__folio_set_slab(folio);
 	/* Make the flag visible before any slab field is used. */
 	smp_wmb();
-	if (folio_is_pfmemalloc(folio))
+	if (page_is_pfmemalloc(folio_page(folio, 0)))
 		slab_set_pfmemalloc(slab);
 	account_slab(slab, oo->order, s, flags);
 	sleb_init_slab(s, slab, oo);
@@ -727,8 +730,8 @@ static __always_inline void sleb_free(struct kmem_cache *s, struct slab *slab, v
 	memcg_slab_free_hook(s, slab, &x, 1);
 	if (unlikely(is_kfence_address(x))) {
 		sleb_free_hook(s, x, false);
-		kfence_free(x);
-		return;
+		if (kfence_free(x))
+			return;
 	}
 	if (sleb_free_hook(s, x, slab_want_init_on_free(s)))
 		queue_free(s, slab, x);
@@ -2069,7 +2072,7 @@ static int sysfs_slab_alias(struct kmem_cache *s, const char *name)
 	if (slab_state == FULL) {
 		if (!sysfs_slab_registered(s) || sysfs_name_taken(name))
 			return 0;
-		return sysfs_create_link(&slab_kset->kobj, &s->kobj, name);
+		return sysfs_create_link_nowarn(&slab_kset->kobj, &s->kobj, name);
 	}
 	al = kmalloc(sizeof(*al), GFP_KERNEL);
 	if (!al)
