@@ -968,10 +968,12 @@ static int resize_shared(struct kmem_cache *s, unsigned int size, gfp_t gfp)
 		}
 		spin_lock_irqsave(&n->shared_lock, flags);
 		old = n->shared;
-		if (old && new)
-			old->count -= sleb_array_add(new, old->objects, old->count);
-		if (old && old->count)
-			sleb_free_to_slabs(s, old->objects, old->count);
+		if (old) {
+			unsigned int kept = new ? sleb_array_add(new, old->objects, old->count) : 0;
+
+			if (old->count > kept)
+				sleb_free_to_slabs(s, old->objects + kept, old->count - kept);
+		}
 		WRITE_ONCE(n->shared, new);
 		spin_unlock_irqrestore(&n->shared_lock, flags);
 		kfree(old);
@@ -1494,34 +1496,6 @@ void __check_heap_object(const void *ptr, unsigned long n,
 
 /* === Counting ============================================================ */
 
-/**
- * struct sleb_counts - what a cache holds, on one node or in all
- * @slabs: slabs
- * @partial: slabs on the partial lists
- * @empty: partial slabs without an object in use
- * @total: objects in the slabs
- * @free: free objects in the slabs (bits set)
- * @partial_free: of which in partial slabs: all of them
- * @shared: objects in the shared arrays
- * @queued: objects in the per-cpu queues
- */
-struct sleb_counts {
-	unsigned long slabs;
-	unsigned long partial;
-	unsigned long empty;
-	unsigned long total;
-	unsigned long free;
-	unsigned long shared;
-	unsigned long queued;
-};
-
-static inline unsigned long counts_in_use(const struct sleb_counts *c)
-{
-	unsigned long idle = c->free + c->shared + c->queued;
-
-	return c->total > idle ? c->total - idle : 0;
-}
-
 /* Add what node @node holds to @c.  Queues are kept alive by slab_mutex. */
 static void count_node(struct kmem_cache *s, int node, struct sleb_counts *c)
 {
@@ -1571,7 +1545,7 @@ void get_slabinfo(struct kmem_cache *s, struct slabinfo *sinfo)
 
 	lockdep_assert_held(&slab_mutex);
 	count_cache(s, &c);
-	sinfo->active_objs = counts_in_use(&c);
+	sinfo->active_objs = sleb_counts_in_use(&c);
 	sinfo->num_objs = c.total;
 	sinfo->active_slabs = c.slabs - c.empty;
 	sinfo->num_slabs = c.slabs;
@@ -1639,6 +1613,64 @@ ssize_t slabinfo_write(struct file *file, const char __user *buffer,
 	return err ? err : count;
 }
 
+/* === KUnit access ====================================================== */
+
+#if IS_ENABLED(CONFIG_SLEB_KUNIT_TEST)
+/**
+ * sleb_test_tune - set the tunables of a cache, for lib/sleb_kunit.c
+ * @s: the cache
+ * @queue: per-cpu queue size
+ * @batch: batch size
+ * @shared: shared array size
+ *
+ * Return: 0, -EINVAL for values out of range, or -ENOMEM.
+ */
+int sleb_test_tune(struct kmem_cache *s, unsigned int queue, unsigned int batch,
+		   unsigned int shared)
+{
+	int err;
+
+	cpus_read_lock();
+	mutex_lock(&slab_mutex);
+	err = sleb_tune(s, queue, batch, shared, GFP_KERNEL);
+	mutex_unlock(&slab_mutex);
+	cpus_read_unlock();
+	return err;
+}
+EXPORT_SYMBOL_GPL(sleb_test_tune);
+
+/**
+ * sleb_test_queue_count - objects in this CPU's queue of a cache
+ * @s: the cache
+ *
+ * Return: the number of objects queued on the calling CPU.
+ */
+unsigned int sleb_test_queue_count(struct kmem_cache *s)
+{
+	unsigned long flags;
+	unsigned int nr;
+
+	local_lock_irqsave(&s->cpu->lock, flags);
+	nr = cpu_queue(s)->count;
+	local_unlock_irqrestore(&s->cpu->lock, flags);
+	return nr;
+}
+EXPORT_SYMBOL_GPL(sleb_test_queue_count);
+
+/**
+ * sleb_test_usage - count what a cache holds
+ * @s: the cache
+ * @c: filled with the counts over all nodes
+ */
+void sleb_test_usage(struct kmem_cache *s, struct sleb_counts *c)
+{
+	mutex_lock(&slab_mutex);
+	count_cache(s, c);
+	mutex_unlock(&slab_mutex);
+}
+EXPORT_SYMBOL_GPL(sleb_test_usage);
+#endif /* CONFIG_SLEB_KUNIT_TEST */
+
 /* === sysfs =============================================================== */
 
 #ifdef CONFIG_SYSFS
@@ -1696,7 +1728,7 @@ static ssize_t show_per_node(struct kmem_cache *s, char *buf,
 
 static unsigned long field_in_use(const struct sleb_counts *c)
 {
-	return counts_in_use(c);
+	return sleb_counts_in_use(c);
 }
 
 static unsigned long field_total(const struct sleb_counts *c)

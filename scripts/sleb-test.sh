@@ -72,25 +72,26 @@ count_meminit() {
 	esac
 }
 
-# test_kernel ALLOC VARIANT [APPEND]: build, boot the suite, count.
+# test_kernel ALLOC VARIANT TAG SCRIPT [APPEND]: build, boot SCRIPT, count.
 test_kernel() {
-	local alloc=$1 variant=$2 tag="$1-$2" log errs
+	local alloc=$1 variant=$2 tag=$3 script=$4 log errs
 	if ! (build_kernel "$alloc" "$variant" >/dev/null); then
 		t_fail "$tag: kernel builds"
 		return
 	fi
-	t_ok "$tag: kernel builds"
 	build_kernel "$alloc" "$variant" >/dev/null 2>&1
-	RUN_ALLOC=$alloc RUN_VARIANT=$variant RUN_QUIET=1 RUN_APPEND=${3:-}
+	RUN_ALLOC=$alloc RUN_VARIANT=$variant RUN_QUIET=1 RUN_APPEND=${5:-}
 	log=$SLEB_CACHE/logs/test-$tag.log
-	guest_run "$KERNEL" "$SLEB_TOP/scripts/guest/suite.sh" "$log" || true
+	guest_run "$KERNEL" "$SLEB_TOP/scripts/guest/$script" "$log" || true
 	if [ "$GUEST_RC" = 255 ]; then
-		t_fail "$tag: boots and runs the guest suite ($GUEST_ERROR)"
+		t_fail "$tag: boots and runs $script ($GUEST_ERROR)"
 	else
-		t_result "$GUEST_RC" "$tag: guest suite exits 0 (status $GUEST_RC, ${GUEST_SECONDS} s)"
+		t_result "$GUEST_RC" "$tag: $script exits 0 (status $GUEST_RC, ${GUEST_SECONDS} s)"
 	fi
 	count_kunit "$log" "$tag"
-	count_meminit "$log" "$tag"
+	case " ${5:-} " in
+	*" init_on_alloc=1 "* | *" init_on_free=1 "*) count_meminit "$log" "$tag" ;;
+	esac
 	count_guest_tap "$log" "$tag"
 	errs=$(console_errors "$log")
 	if [ -n "$errs" ]; then
@@ -121,7 +122,7 @@ test_host() {
 }
 
 cmd_test() {
-	local a kernels t0
+	local a kernels alloc v t0
 	for a in "$@"; do
 		case $a in
 		*) die "test: unknown option '$a' (see scripts/sleb help)" ;;
@@ -130,16 +131,18 @@ cmd_test() {
 	t0=$(date +%s)
 	mkdir -p "$SLEB_CACHE/logs"
 	if [ -f "$SLEB_TOP/mm/sleb.c" ]; then
-		kernels="sleb:fast sleb:debug"
+		alloc=sleb
 	else
-		kernels="slub:fast slab:fast"
+		alloc=slub
 	fi
+	kernels="$alloc:fast $alloc:debug"
 	prepare_source
 	guest_base_initramfs
 	echo "# base: $(base_version) + $(series_patches | wc -l) patches; kernels: $kernels"
 	test_host
-	for k in $kernels; do
-		test_kernel "${k%:*}" "${k#*:}"
+	for v in fast debug; do
+		test_kernel "$alloc" "$v" "$alloc-$v" suite.sh
+		test_kernel "$alloc" "$v" "$alloc-$v-init_on" meminit.sh "init_on_alloc=1 init_on_free=1"
 	done
 	echo "# took $(($(date +%s) - t0)) s"
 	echo "$T_PASS passed, $T_FAIL failed"

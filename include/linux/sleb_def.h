@@ -140,6 +140,46 @@ struct kmem_cache {
 	struct kmem_cache_node *node[MAX_NUMNODES];
 };
 
+/**
+ * struct sleb_counts - what a cache holds, on one node or on all
+ * @slabs: slabs
+ * @partial: slabs on the partial lists
+ * @empty: partial slabs without an object in use
+ * @total: objects in the slabs
+ * @free: free objects in the slabs (bits set)
+ * @shared: free objects in the shared arrays
+ * @queued: free objects in the per-cpu queues
+ */
+struct sleb_counts {
+	unsigned long slabs;
+	unsigned long partial;
+	unsigned long empty;
+	unsigned long total;
+	unsigned long free;
+	unsigned long shared;
+	unsigned long queued;
+};
+
+/**
+ * sleb_counts_in_use - objects handed out and not freed
+ * @c: the counts
+ *
+ * Return: the objects in use; 0 while racing counters disagree.
+ */
+static inline unsigned long sleb_counts_in_use(const struct sleb_counts *c)
+{
+	unsigned long idle = c->free + c->shared + c->queued;
+
+	return c->total > idle ? c->total - idle : 0;
+}
+
+#if IS_ENABLED(CONFIG_SLEB_KUNIT_TEST)
+int sleb_test_tune(struct kmem_cache *s, unsigned int queue, unsigned int batch,
+		   unsigned int shared);
+unsigned int sleb_test_queue_count(struct kmem_cache *s);
+void sleb_test_usage(struct kmem_cache *s, struct sleb_counts *c);
+#endif
+
 #ifdef CONFIG_SYSFS
 #define SLAB_SUPPORTS_SYSFS
 void sysfs_slab_unlink(struct kmem_cache *s);

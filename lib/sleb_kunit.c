@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of SLEB, the Enhanced Slab Allocator.
+ *
+ * The layout and bitmap cases test the helpers of mm/sleb_map.h directly;
+ * the cache cases run against private caches and check the exact number
+ * of objects SLEB keeps in its queues after each step.
+ */
+#include <kunit/test.h>
+#include <linux/cpu.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include "../mm/slab.h"
+#include "../mm/sleb_map.h"
+
+/* === Layout ============================================================== */
+
+static const unsigned int layout_sizes[] = {
+	8, 16, 24, 32, 40, 48, 64, 72, 96, 128, 192, 256, 520, 1024, 2048,
+	3000, 4096, 8192, 16384,
+};
+
+static void test_layout_fits(struct kunit *test)
+{
+	unsigned int i, order;
+
+	for (i = 0; i < ARRAY_SIZE(layout_sizes); i++) {
+		unsigned int size = layout_sizes[i];
+
+		for (order = get_order(size); order <= 3; order++) {
+			unsigned long bytes = PAGE_SIZE << order;
+			unsigned int n = sleb_slab_objects(size, order);
+			unsigned long used = (unsigned long)n * size;
+
+			KUNIT_EXPECT_GE_MSG(test, n, 1U, "size %u order %u", size, order);
+			if (!sleb_map_in_struct(n)) {
+				used += sleb_map_words(n) * sizeof(long);
+				KUNIT_EXPECT_GE_MSG(test, sleb_map_offset(n, order),
+						    (unsigned long)n * size,
+						    "bitmap overlaps objects: size %u order %u",
+						    size, order);
+				KUNIT_EXPECT_EQ(test, sleb_map_offset(n, order) % sizeof(long), 0UL);
+			}
+			KUNIT_EXPECT_LE_MSG(test, used, bytes, "size %u order %u", size, order);
+			KUNIT_EXPECT_EQ(test, sleb_slab_waste(size, order), bytes - used);
+		}
+	}
+}
+
+/* No geometry leaves room for one more object (and its bitmap bits). */
+static void test_layout_maximal(struct kunit *test)
+{
+	unsigned int i, order;
+
+	for (i = 0; i < ARRAY_SIZE(layout_sizes); i++) {
+		unsigned int size = layout_sizes[i];
+
+		for (order = get_order(size); order <= 3; order++) {
+			unsigned long bytes = PAGE_SIZE << order;
+			unsigned int n = sleb_slab_objects(size, order) + 1;
+			unsigned long need = (unsigned long)n * size;
+
+			if (!sleb_map_in_struct(n))
+				need += sleb_map_words(n) * sizeof(long);
+			KUNIT_EXPECT_GT_MSG(test, need, bytes, "size %u order %u", size, order);
+		}
+	}
+}
+
+static void test_layout_placement(struct kunit *test)
+{
+	/* 64 objects of 64 bytes: the bitmap is the word in struct slab. */
+	KUNIT_EXPECT_EQ(test, sleb_slab_objects(64, 0), 64U);
+	KUNIT_EXPECT_TRUE(test, sleb_map_in_struct(64));
+	/* 8-byte objects: 504 objects and 8 words of bitmap in the page. */
+	KUNIT_EXPECT_EQ(test, sleb_slab_objects(8, 0), 504U);
+	KUNIT_EXPECT_FALSE(test, sleb_map_in_struct(504));
+	KUNIT_EXPECT_EQ(test, sleb_map_offset(504, 0), PAGE_SIZE - 64);
+	/* 63 bytes: 65 fit without a bitmap but 64 with one in struct slab. */
+	KUNIT_EXPECT_EQ(test, sleb_slab_objects(63, 0), 64U);
+	/* No 16-bit limit: an order-3 slab of 8-byte objects. */
+	KUNIT_EXPECT_GT(test, sleb_slab_objects(8, 3), 4000U);
+}
+
+/* === Bitmaps ============================================================= */
+
+#define MAP_OBJECTS	200
+#define MAP_SIZE	24
+
+static void test_map_take_put(struct kunit *test)
+{
+	static char area[MAP_OBJECTS * MAP_SIZE];
+	unsigned long map[BITS_TO_LONGS(MAP_OBJECTS)];
+	struct reciprocal_value r = reciprocal_value(MAP_SIZE);
+	static void *objs[MAP_OBJECTS];
+	enum sleb_put_result res;
+	unsigned int i, n;
+
+	sleb_map_init(map, MAP_OBJECTS);
+	KUNIT_EXPECT_EQ(test, sleb_map_free_count(map, MAP_OBJECTS), MAP_OBJECTS);
+	KUNIT_EXPECT_EQ(test, map[BITS_TO_LONGS(MAP_OBJECTS) - 1] >> (MAP_OBJECTS % BITS_PER_LONG), 0UL);
+
+	n = sleb_map_take(map, MAP_OBJECTS, area, MAP_SIZE, objs, 70);
+	KUNIT_EXPECT_EQ(test, n, 70U);
+	KUNIT_EXPECT_EQ(test, sleb_map_free_count(map, MAP_OBJECTS), MAP_OBJECTS - 70);
+	n += sleb_map_take(map, MAP_OBJECTS, area, MAP_SIZE, objs + n, MAP_OBJECTS);
+	KUNIT_EXPECT_EQ(test, n, MAP_OBJECTS);
+	KUNIT_EXPECT_TRUE(test, sleb_map_none_free(map, MAP_OBJECTS));
+	for (i = 0; i < MAP_OBJECTS; i++)
+		KUNIT_EXPECT_PTR_EQ(test, objs[i], (void *)(area + i * MAP_SIZE));
+
+	/* Back in descending order: every object a neighbour of the last. */
+	for (i = 0; i < MAP_OBJECTS / 2; i++)
+		swap(objs[i], objs[MAP_OBJECTS - 1 - i]);
+	n = sleb_map_put(map, MAP_OBJECTS, area, MAP_SIZE, r, objs, MAP_OBJECTS, &res);
+	KUNIT_EXPECT_EQ(test, n, MAP_OBJECTS);
+	KUNIT_EXPECT_EQ(test, res, SLEB_PUT_OK);
+	KUNIT_EXPECT_TRUE(test, sleb_map_all_free(map, MAP_OBJECTS));
+}
+
+static void test_map_bad_put(struct kunit *test)
+{
+	static char area[MAP_OBJECTS * MAP_SIZE];
+	unsigned long map[BITS_TO_LONGS(MAP_OBJECTS)];
+	struct reciprocal_value r = reciprocal_value(MAP_SIZE);
+	void *objs[4];
+	enum sleb_put_result res;
+	unsigned int n;
+
+	sleb_map_init(map, MAP_OBJECTS);
+	sleb_map_take(map, MAP_OBJECTS, area, MAP_SIZE, objs, 3);
+
+	/* objs[1] twice: the second is a double free, reported at index 2. */
+	objs[3] = objs[2];
+	objs[2] = objs[1];
+	n = sleb_map_put(map, MAP_OBJECTS, area, MAP_SIZE, r, objs, 4, &res);
+	KUNIT_EXPECT_EQ(test, n, 3U);
+	KUNIT_EXPECT_EQ(test, res, SLEB_PUT_DOUBLE_FREE);
+
+	/* A pointer into the middle of an object. */
+	objs[0] = area + 5 * MAP_SIZE + 3;
+	n = sleb_map_put(map, MAP_OBJECTS, area, MAP_SIZE, r, objs, 1, &res);
+	KUNIT_EXPECT_EQ(test, n, 1U);
+	KUNIT_EXPECT_EQ(test, res, SLEB_PUT_MISALIGNED);
+
+	/* A pointer past the slab ends the run without being consumed. */
+	objs[0] = area + MAP_OBJECTS * MAP_SIZE;
+	n = sleb_map_put(map, MAP_OBJECTS, area, MAP_SIZE, r, objs, 1, &res);
+	KUNIT_EXPECT_EQ(test, n, 0U);
+	KUNIT_EXPECT_EQ(test, res, SLEB_PUT_OK);
+	/* objs[0] and objs[1] are back, the third object is still in use. */
+	KUNIT_EXPECT_EQ(test, sleb_map_free_count(map, MAP_OBJECTS), MAP_OBJECTS - 1);
+	KUNIT_EXPECT_FALSE(test, test_bit(2, map));
+}
+
+/* === Caches ============================================================== */
+
+#define TEST_SIZE	64
+
+static struct kmem_cache *test_cache(struct kunit *test, const char *name)
+{
+	/* A usercopy region makes the cache unmergeable. */
+	struct kmem_cache *s = kmem_cache_create_usercopy(name, TEST_SIZE, 0, 0, 0,
+							  TEST_SIZE, NULL);
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	return s;
+}
+
+static unsigned long in_use(struct kmem_cache *s)
+{
+	struct sleb_counts c;
+
+	sleb_test_usage(s, &c);
+	return sleb_counts_in_use(&c);
+}
+
+static void test_tunables_range(struct kunit *test)
+{
+	struct kmem_cache *s = test_cache(test, "sleb-kunit-tune");
+
+	KUNIT_EXPECT_EQ(test, sleb_test_tune(s, 16, 8, 0), 0);
+	KUNIT_EXPECT_EQ(test, sleb_test_tune(s, 3, 1, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sleb_test_tune(s, 10001, 1, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sleb_test_tune(s, 16, 17, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sleb_test_tune(s, 16, 0, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sleb_test_tune(s, 16, 8, 10001), -EINVAL);
+	KUNIT_EXPECT_EQ(test, s->cpu_queue_size, 16U);
+	KUNIT_EXPECT_EQ(test, s->cpu_batch_size, 8U);
+	KUNIT_EXPECT_EQ(test, s->shared_queue_size, 0U);
+	/* A batch smaller than the queue is fine (the RFC refused it). */
+	KUNIT_EXPECT_EQ(test, sleb_test_tune(s, 16, 1, 0), 0);
+	KUNIT_EXPECT_EQ(test, sleb_test_tune(s, 4, 4, 10000), 0);
+	kmem_cache_destroy(s);
+}
+
+/*
+ * Queue of 16, batch 8: a refill brings 8 objects, a drain of a full queue
+ * sends the 8 oldest away.  All on one CPU.
+ */
+static void run_queue_counts(struct kunit *test, unsigned int shared)
+{
+	struct kmem_cache *s = test_cache(test, "sleb-kunit-queue");
+	unsigned int expect[] = { 7, 6, 5, 4, 3, 2, 1, 0, 7, 6, 5, 4, 3, 2, 1, 0, 7 };
+	struct sleb_counts c;
+	void *p[17];
+	int i;
+
+	KUNIT_ASSERT_EQ(test, sleb_test_tune(s, 16, 8, shared), 0);
+	migrate_disable();
+	kmem_cache_shrink(s);
+	KUNIT_EXPECT_EQ(test, sleb_test_queue_count(s), 0U);
+	for (i = 0; i < 17; i++) {
+		p[i] = kmem_cache_alloc(s, GFP_KERNEL);
+		KUNIT_EXPECT_NOT_NULL(test, p[i]);
+		KUNIT_EXPECT_EQ_MSG(test, sleb_test_queue_count(s), expect[i],
+				    "after allocation %d", i + 1);
+	}
+	for (i = 0; i < 9; i++)
+		kmem_cache_free(s, p[i]);
+	KUNIT_EXPECT_EQ(test, sleb_test_queue_count(s), 16U);
+	kmem_cache_free(s, p[9]);
+	KUNIT_EXPECT_EQ(test, sleb_test_queue_count(s), 9U);
+	for (i = 10; i < 17; i++)
+		kmem_cache_free(s, p[i]);
+	KUNIT_EXPECT_EQ(test, sleb_test_queue_count(s), 16U);
+	sleb_test_usage(s, &c);
+	KUNIT_EXPECT_EQ(test, c.shared, shared ? 8UL : 0UL);
+	KUNIT_EXPECT_EQ(test, sleb_counts_in_use(&c), 0UL);
+	migrate_enable();
+
+	kmem_cache_shrink(s);
+	sleb_test_usage(s, &c);
+	KUNIT_EXPECT_EQ(test, c.shared + c.queued, 0UL);
+	KUNIT_EXPECT_EQ(test, c.slabs, 0UL);
+	kmem_cache_destroy(s);
+}
+
+static void test_queue_counts(struct kunit *test)
+{
+	run_queue_counts(test, 0);
+}
+
+static void test_queue_counts_shared(struct kunit *test)
+{
+	run_queue_counts(test, 32);
+}
+
+/* The allocator does not write a freed object nor one it hands out again. */
+static void test_object_untouched(struct kunit *test)
+{
+	struct kmem_cache *s = test_cache(test, "sleb-kunit-untouched");
+	void *p, *q;
+
+	if (want_init_on_free() || want_init_on_alloc(GFP_KERNEL))
+		kunit_skip(test, "init_on_alloc/init_on_free write objects");
+	migrate_disable();
+	p = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	memset(p, 0xa5, TEST_SIZE);
+	kmem_cache_free(s, p);
+	q = kmem_cache_alloc(s, GFP_KERNEL);
+	migrate_enable();
+	KUNIT_EXPECT_PTR_EQ(test, p, q);
+	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(q, 0xa5, TEST_SIZE), NULL);
+	kmem_cache_free(s, q);
+	kmem_cache_destroy(s);
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	unsigned long x = *(unsigned long *)a, y = *(unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+#define BULK	300
+
+static void test_bulk(struct kunit *test)
+{
+	struct kmem_cache *s = test_cache(test, "sleb-kunit-bulk");
+	void **p = kunit_kcalloc(test, BULK, sizeof(void *), GFP_KERNEL);
+	unsigned int sizes[] = { 1, 16, 120, 256, BULK };
+	unsigned int i, j;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		KUNIT_ASSERT_EQ(test, kmem_cache_alloc_bulk(s, GFP_KERNEL, sizes[i], p),
+				(int)sizes[i]);
+		KUNIT_EXPECT_EQ(test, in_use(s), (unsigned long)sizes[i]);
+		sort(p, sizes[i], sizeof(void *), cmp_ptr, NULL);
+		for (j = 0; j < sizes[i]; j++) {
+			KUNIT_EXPECT_NOT_NULL(test, p[j]);
+			if (j)
+				KUNIT_EXPECT_PTR_NE(test, p[j - 1], p[j]);
+		}
+		kmem_cache_free_bulk(s, sizes[i], p);
+		KUNIT_EXPECT_EQ(test, in_use(s), 0UL);
+	}
+	kmem_cache_destroy(s);
+}
+
+static void test_shrink(struct kunit *test)
+{
+	struct kmem_cache *s = test_cache(test, "sleb-kunit-shrink");
+	unsigned int nr = 3 * s->oo.objects;
+	void **p = kunit_kcalloc(test, nr, sizeof(void *), GFP_KERNEL);
+	struct sleb_counts c;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	for (i = 0; i < nr; i++) {
+		p[i] = kmem_cache_alloc(s, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+	}
+	sleb_test_usage(s, &c);
+	KUNIT_EXPECT_GE(test, c.slabs, 3UL);
+	KUNIT_EXPECT_EQ(test, sleb_counts_in_use(&c), (unsigned long)nr);
+	for (i = 0; i < nr; i++)
+		kmem_cache_free(s, p[i]);
+	kmem_cache_shrink(s);
+	sleb_test_usage(s, &c);
+	KUNIT_EXPECT_EQ(test, c.slabs, 0UL);
+	KUNIT_EXPECT_EQ(test, c.total, 0UL);
+	kmem_cache_destroy(s);
+}
+
+static void test_alloc_node(struct kunit *test)
+{
+	struct kmem_cache *s = test_cache(test, "sleb-kunit-node");
+	int nid, i;
+
+	for_each_node_state(nid, N_NORMAL_MEMORY) {
+		for (i = 0; i < 200; i++) {
+			void *p = kmalloc_node(TEST_SIZE, GFP_KERNEL, nid);
+			void *q = kmem_cache_alloc_node(s, GFP_KERNEL, nid);
+
+			KUNIT_ASSERT_NOT_NULL(test, p);
+			KUNIT_ASSERT_NOT_NULL(test, q);
+			KUNIT_EXPECT_EQ(test, page_to_nid(virt_to_page(p)), nid);
+			KUNIT_EXPECT_EQ(test, page_to_nid(virt_to_page(q)), nid);
+			kfree(p);
+			kmem_cache_free(s, q);
+		}
+	}
+	kmem_cache_destroy(s);
+}
+
+/* === Resizing under load ================================================= */
+
+#define STAMP_IN_USE	0x51eb51eb51eb51ebUL
+#define LOAD_OBJECTS	48
+
+struct load {
+	struct kmem_cache *s;
+	atomic_t errors;
+	atomic_long_t ops;
+};
+
+/* Allocate and free in random runs; an object handed out twice is caught. */
+static int load_thread(void *arg)
+{
+	struct load *l = arg;
+	void *p[LOAD_OBJECTS];
+	unsigned int i, n;
+
+	while (!kthread_should_stop()) {
+		n = 1 + get_random_u32_below(LOAD_OBJECTS);
+		for (i = 0; i < n; i++) {
+			unsigned long *o = kmem_cache_alloc(l->s, GFP_KERNEL);
+
+			p[i] = o;
+			if (!o || xchg(o, STAMP_IN_USE) == STAMP_IN_USE)
+				atomic_inc(&l->errors);
+		}
+		for (i = 0; i < n; i++) {
+			if (!p[i])
+				continue;
+			WRITE_ONCE(*(unsigned long *)p[i], 0);
+			kmem_cache_free(l->s, p[i]);
+		}
+		atomic_long_add(n, &l->ops);
+		cond_resched();
+	}
+	return 0;
+}
+
+static void test_resize_under_load(struct kunit *test)
+{
+	struct task_struct *threads[NR_CPUS] = { };
+	struct load l = { .s = test_cache(test, "sleb-kunit-resize") };
+	unsigned int cpu, i, q;
+	struct sleb_counts c;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		threads[cpu] = kthread_create_on_cpu(load_thread, &l, cpu, "sleb-kunit/%u");
+		if (!IS_ERR(threads[cpu]))
+			wake_up_process(threads[cpu]);
+	}
+	cpus_read_unlock();
+
+	for (i = 0; i < 200; i++) {
+		q = 4 + get_random_u32_below(200);
+		KUNIT_EXPECT_EQ(test, sleb_test_tune(l.s, q, 1 + get_random_u32_below(q),
+						     get_random_u32_below(300)), 0);
+		if (i % 50 == 0)
+			kmem_cache_shrink(l.s);
+		usleep_range(200, 500);
+	}
+	for (cpu = 0; cpu < NR_CPUS; cpu++)
+		if (threads[cpu] && !IS_ERR(threads[cpu]))
+			kthread_stop(threads[cpu]);
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&l.errors), 0);
+	KUNIT_EXPECT_GT(test, atomic_long_read(&l.ops), 0L);
+	sleb_test_usage(l.s, &c);
+	KUNIT_EXPECT_EQ_MSG(test, sleb_counts_in_use(&c), 0UL, "objects lost in resizing");
+	kmem_cache_shrink(l.s);
+	sleb_test_usage(l.s, &c);
+	KUNIT_EXPECT_EQ(test, c.slabs, 0UL);
+	kmem_cache_destroy(l.s);
+}
+
+static struct kunit_case sleb_test_cases[] = {
+	KUNIT_CASE(test_layout_fits),
+	KUNIT_CASE(test_layout_maximal),
+	KUNIT_CASE(test_layout_placement),
+	KUNIT_CASE(test_map_take_put),
+	KUNIT_CASE(test_map_bad_put),
+	KUNIT_CASE(test_tunables_range),
+	KUNIT_CASE(test_queue_counts),
+	KUNIT_CASE(test_queue_counts_shared),
+	KUNIT_CASE(test_object_untouched),
+	KUNIT_CASE(test_bulk),
+	KUNIT_CASE(test_shrink),
+	KUNIT_CASE(test_alloc_node),
+	KUNIT_CASE(test_resize_under_load),
+	{}
+};
+
+static struct kunit_suite sleb_test_suite = {
+	.name = "sleb",
+	.test_cases = sleb_test_cases,
+};
+kunit_test_suite(sleb_test_suite);
+
+MODULE_LICENSE("GPL");

@@ -1,0 +1,63 @@
+# SLEB checks of the sysfs and procfs interfaces, run by suite.sh.
+S=/sys/kernel/slab
+
+sleb_check "sysfs: every cache has cpu_queue_size" sh -c '
+	n=0; for d in /sys/kernel/slab/*/; do [ -L "${d%/}" ] && continue
+	[ -r "$d/cpu_queue_size" ] || { echo "missing in $d"; exit 1; }; n=$((n + 1)); done
+	[ $n -gt 20 ]'
+sleb_check "procfs: /proc/slabinfo shows the queue sizes as tunables" sh -c '
+	q=$(cat /sys/kernel/slab/kmalloc-64/cpu_queue_size)
+	b=$(cat /sys/kernel/slab/kmalloc-64/cpu_batch_size)
+	sh=$(cat /sys/kernel/slab/kmalloc-64/shared_queue_size)
+	grep "^kmalloc-64 " /proc/slabinfo | grep -q ": tunables *$q *$b *$sh :"'
+sleb_check "slabtop reads /proc/slabinfo" sh -c 'slabtop -o -s c | grep -q kmalloc-64'
+sleb_check "tools/vm/slabinfo runs" sh -c 'slabinfo -T && slabinfo | grep -q kmalloc-64'
+sleb_check "tools/vm/slabinfo -a lists aliases" slabinfo -a
+
+# Rewrite the tunables of busy caches while hackbench runs on every CPU.
+tune_loop() {
+	i=0
+	while [ $i -lt 60 ]; do
+		for c in kmalloc-512 kmalloc-256 skbuff_head_cache kmalloc-64; do
+			[ -d $S/$c ] || continue
+			q=$((4 + (i * 37 + ${#c}) % 300))
+			echo $q > $S/$c/cpu_queue_size || return 1
+			echo $(((q + 1) / 2)) > $S/$c/cpu_batch_size || return 1
+			echo $(((i * 13) % 400)) > $S/$c/shared_queue_size || return 1
+			[ $((i % 10)) = 0 ] && echo 1 > $S/$c/shrink
+		done
+		i=$((i + 1))
+	done
+}
+tune_under_load() {
+	hackbench -g 4 -l 400 >/tmp/hb.out 2>&1 &
+	hb=$!
+	tune_loop; rc=$?
+	wait $hb || return 1
+	return $rc
+}
+sleb_check "tunables rewritten in a loop during hackbench" tune_under_load
+
+# Offline and online the secondary CPUs while hackbench runs.
+hotplug_loop() {
+	hackbench -T -g 4 -l 300 >/tmp/hb2.out 2>&1 &
+	hb=$!
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		for c in /sys/devices/system/cpu/cpu[1-9]*; do
+			[ -w $c/online ] || continue
+			echo 0 > $c/online || return 1
+			echo 1 > $c/online || return 1
+		done
+	done
+	wait $hb
+}
+if [ -w /sys/devices/system/cpu/cpu1/online ]; then
+	sleb_check "CPU offline/online x10 during hackbench" hotplug_loop
+else
+	sleb_skip "CPU offline/online during hackbench" "no second CPU"
+fi
+
+# After all that, every queue flushed: nothing may be left in use by the tests.
+sleb_check "shrink empties a cache's queues" sh -c '
+	echo 1 > /sys/kernel/slab/kmalloc-512/shrink
+	[ "$(cut -d" " -f1 /sys/kernel/slab/kmalloc-512/queued_objects)" -lt 16 ]'
