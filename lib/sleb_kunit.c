@@ -44,7 +44,8 @@ static void test_layout_fits(struct kunit *test)
 						    (unsigned long)n * size,
 						    "bitmap overlaps objects: size %u order %u",
 						    size, order);
-				KUNIT_EXPECT_EQ(test, sleb_map_offset(n, order) % sizeof(long), 0UL);
+				KUNIT_EXPECT_EQ(test,
+						sleb_map_offset(n, order) % sizeof(long), 0UL);
 			}
 			KUNIT_EXPECT_LE_MSG(test, used, bytes, "size %u order %u", size, order);
 			KUNIT_EXPECT_EQ(test, sleb_slab_waste(size, order), bytes - used);
@@ -103,7 +104,9 @@ static void test_map_take_put(struct kunit *test)
 
 	sleb_map_init(map, MAP_OBJECTS);
 	KUNIT_EXPECT_EQ(test, sleb_map_free_count(map, MAP_OBJECTS), MAP_OBJECTS);
-	KUNIT_EXPECT_EQ(test, map[BITS_TO_LONGS(MAP_OBJECTS) - 1] >> (MAP_OBJECTS % BITS_PER_LONG), 0UL);
+	/* Bits beyond the last object stay clear. */
+	KUNIT_EXPECT_EQ(test, map[BITS_TO_LONGS(MAP_OBJECTS) - 1] >>
+			(MAP_OBJECTS % BITS_PER_LONG), 0UL);
 
 	n = sleb_map_take(map, MAP_OBJECTS, area, MAP_SIZE, objs, 70);
 	KUNIT_EXPECT_EQ(test, n, 70U);
@@ -392,11 +395,13 @@ static int load_thread(void *arg)
 
 static void test_resize_under_load(struct kunit *test)
 {
-	struct task_struct *threads[NR_CPUS] = { };
+	struct task_struct **threads;
 	struct load l = { .s = test_cache(test, "sleb-kunit-resize") };
 	unsigned int cpu, i, q;
 	struct sleb_counts c;
 
+	threads = kunit_kcalloc(test, nr_cpu_ids, sizeof(*threads), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, threads);
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
 		threads[cpu] = kthread_create_on_cpu(load_thread, &l, cpu, "sleb-kunit/%u");
@@ -413,8 +418,8 @@ static void test_resize_under_load(struct kunit *test)
 			kmem_cache_shrink(l.s);
 		usleep_range(200, 500);
 	}
-	for (cpu = 0; cpu < NR_CPUS; cpu++)
-		if (threads[cpu] && !IS_ERR(threads[cpu]))
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		if (!IS_ERR_OR_NULL(threads[cpu]))
 			kthread_stop(threads[cpu]);
 
 	KUNIT_EXPECT_EQ(test, atomic_read(&l.errors), 0);
@@ -448,6 +453,7 @@ static struct kunit_suite sleb_test_suite = {
 	.name = "sleb",
 	.test_cases = sleb_test_cases,
 };
+
 kunit_test_suite(sleb_test_suite);
 
 MODULE_LICENSE("GPL");

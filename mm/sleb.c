@@ -316,6 +316,43 @@ static unsigned int slab_take(struct kmem_cache *s, struct kmem_cache_node *n,
 	return got;
 }
 
+#ifdef CONFIG_SLAB_FREELIST_RANDOM
+/*
+ * Take up to @max objects from a new slab in the cache's random order,
+ * starting at a random place of the sequence, so that the layout of
+ * consecutive allocations is hard to predict.
+ */
+static unsigned int slab_take_random(struct kmem_cache *s, struct kmem_cache_node *n,
+				     struct slab *slab, void **dst, unsigned int max)
+{
+	unsigned long *map = slab_map(slab);
+	unsigned int objects = slab->objects;
+	unsigned int pos, i, got = 0;
+
+	lockdep_assert_held(&n->list_lock);
+	if (!s->random_seq || objects != s->oo.objects || slab->list != SLEB_LIST_PARTIAL)
+		return slab_take(s, n, slab, dst, max);
+	pos = get_random_u32_below(objects);
+	for (i = 0; i < objects && got < max; i++) {
+		unsigned int idx = s->random_seq[(pos + i) % objects];
+
+		if (__test_and_clear_bit(idx, map))
+			dst[got++] = slab_base(s, slab) + idx * s->size;
+	}
+	if (got && sleb_map_none_free(map, objects)) {
+		node_unlist(n, slab);
+		node_add_full(n, slab);
+	}
+	return got;
+}
+#else
+static inline unsigned int slab_take_random(struct kmem_cache *s, struct kmem_cache_node *n,
+					    struct slab *slab, void **dst, unsigned int max)
+{
+	return slab_take(s, n, slab, dst, max);
+}
+#endif
+
 /* Take up to @max objects from the partial slabs of a node. */
 static unsigned int node_take(struct kmem_cache *s, struct kmem_cache_node *n,
 			      void **dst, unsigned int max)
@@ -333,7 +370,7 @@ static unsigned int node_take(struct kmem_cache *s, struct kmem_cache_node *n,
 
 static void sleb_report_bad_free(struct kmem_cache *s, void *x, const char *what)
 {
-	pr_err("SLEB %s: %s of object %px from %pS, object ignored\n",
+	pr_err("SLEB %s: %s of object %p from %pS, object ignored\n",
 	       s->name, what, x, __builtin_return_address(0));
 	add_taint(TAINT_BAD_PAGE, LOCKDEP_NOW_UNRELIABLE);
 }
@@ -401,7 +438,8 @@ static void sleb_free_to_slabs(struct kmem_cache *s, void * const *objs, unsigne
 		done = sleb_map_put(slab_map(slab), slab->objects, slab_base(s, slab),
 				    s->size, s->reciprocal_size, objs + i, nr - i, &result);
 		if (unlikely(result == SLEB_PUT_MISALIGNED))
-			sleb_report_bad_free(s, objs[i + done - 1], "free of a pointer inside an object");
+			sleb_report_bad_free(s, objs[i + done - 1],
+					     "free of a pointer inside an object");
 		else if (unlikely(result == SLEB_PUT_DOUBLE_FREE))
 			sleb_report_bad_free(s, objs[i + done - 1], "double free");
 		slab_after_put(s, n, slab, &discard);
@@ -556,6 +594,18 @@ static void *take_one_from(struct kmem_cache *s, struct slab *slab)
 	return object;
 }
 
+/* Fill an empty queue from the slab just allocated. */
+static bool fill_from_new_slab(struct kmem_cache *s, struct slab *slab,
+			       struct sleb_array *q)
+{
+	struct kmem_cache_node *n = get_node(s, slab_nid(slab));
+
+	spin_lock(&n->list_lock);
+	q->count = slab_take_random(s, n, slab, q->objects, queue_batch(s, q));
+	spin_unlock(&n->list_lock);
+	return q->count;
+}
+
 /*
  * The queue of this CPU is empty: refill it with a batch and return one
  * object.  Called and returns with the cpu lock held.
@@ -594,7 +644,11 @@ static void *queue_refill(struct kmem_cache *s, gfp_t gfp, unsigned long *irqfla
 			object = take_one_from(s, slab);
 			if (object)
 				return object;
+			continue;
 		}
+		q = cpu_queue(s);
+		if (!q->count && q->size && fill_from_new_slab(s, slab, q))
+			break;
 	}
 	return q->objects[--q->count];
 }
@@ -1138,12 +1192,12 @@ static void report_leaks(struct kmem_cache *s, struct kmem_cache_node *n)
 	spin_lock_irqsave(&n->list_lock, flags);
 	list_for_each_entry(slab, &n->full, slab_list)
 		for (i = 0; i < slab->objects && shown < 16; i++, shown++)
-			pr_err("SLEB %s: object %px in use\n", s->name,
+			pr_err("SLEB %s: object %p in use\n", s->name,
 			       slab_address(slab) + i * s->size);
 	list_for_each_entry(slab, &n->partial, slab_list)
 		for (i = 0; i < slab->objects && shown < 16; i++)
 			if (!test_bit(i, slab_map(slab))) {
-				pr_err("SLEB %s: object %px in use\n", s->name,
+				pr_err("SLEB %s: object %p in use\n", s->name,
 				       slab_address(slab) + i * s->size);
 				shown++;
 			}
@@ -1574,6 +1628,8 @@ static int parse_slabinfo_line(char *line, char **name, unsigned int *val)
 	if (!**name || !line)
 		return -EINVAL;
 	for (i = 0; i < 3; i++) {
+		if (!line)
+			return -EINVAL;
 		line = skip_spaces(line);
 		tok = strsep(&line, " \t");
 		if (!tok || !*tok || kstrtouint(tok, 10, &val[i]))
@@ -1929,14 +1985,16 @@ static int clear_stat(struct kmem_cache *s, const char *buf, enum sleb_stat_item
 }
 
 #define SLEB_STAT_ATTR(_name, _item)					\
+static const enum sleb_stat_item _name##_item = _item;			\
 static ssize_t _name##_show(struct kmem_cache *s, char *buf)		\
 {									\
-	return show_stat(s, buf, _item);				\
+	return show_stat(s, buf, _name##_item);				\
 }									\
 static ssize_t _name##_store(struct kmem_cache *s, const char *buf,	\
 			     size_t len)				\
 {									\
-	int err = clear_stat(s, buf, _item);				\
+	int err = clear_stat(s, buf, _name##_item);			\
+									\
 	return err ? err : len;						\
 }									\
 SLEB_ATTR_RW(_name)
