@@ -958,9 +958,12 @@ static void swap_queue_ipi(void *arg)
 /*
  * Give every CPU a queue of @size objects.  The old queues are replaced on
  * their own CPUs, so nothing is in flight on them afterwards; their objects
- * go back to the slabs and the old arrays are freed.
+ * go back to the slabs and the old arrays are freed.  A cache that nobody
+ * can use yet (@unused: being created, or early boot with one CPU and
+ * interrupts off) gets its queues directly.
  */
-static int resize_cpu_queues(struct kmem_cache *s, unsigned int size, gfp_t gfp)
+static int resize_cpu_queues(struct kmem_cache *s, unsigned int size, gfp_t gfp,
+			     bool unused)
 {
 	struct queue_swap qs = { .s = s };
 	unsigned long flags;
@@ -975,12 +978,10 @@ static int resize_cpu_queues(struct kmem_cache *s, unsigned int size, gfp_t gfp)
 			goto nomem;
 	}
 
-	if (early_boot_irqs_disabled) {
-		/* Early boot: one CPU, interrupts off. */
+	if (unused) {
 		for_each_possible_cpu(cpu)
 			swap_queue(s, cpu, &qs.queues[cpu]);
 	} else {
-		lockdep_assert_cpus_held();
 		on_each_cpu(swap_queue_ipi, &qs, 1);
 		for_each_possible_cpu(cpu)
 			if (!cpu_online(cpu))
@@ -1053,22 +1054,24 @@ static bool shared_present(struct kmem_cache *s)
 
 /*
  * Set the tunables of a cache.  Called with cpus_read_lock() and slab_mutex
- * held, or during early boot.
+ * held, or for a cache nobody uses yet (@unused, see resize_cpu_queues()).
  */
 static int sleb_tune(struct kmem_cache *s, unsigned int queue, unsigned int batch,
-		     unsigned int shared, gfp_t gfp)
+		     unsigned int shared, gfp_t gfp, bool unused)
 {
 	int err = 0;
 
 	if (queue < SLEB_QUEUE_MIN || queue > SLEB_QUEUE_MAX ||
 	    batch < 1 || batch > queue || shared > SLEB_SHARED_MAX)
 		return -EINVAL;
-	if (!early_boot_irqs_disabled)
+	if (!unused) {
+		lockdep_assert_cpus_held();
 		lockdep_assert_held(&slab_mutex);
+	}
 
 	/* A batch above a new, shorter queue is harmless: queue_batch() clamps it. */
 	if (queue != s->cpu_queue_size || cpu_queues_are_boot(s)) {
-		err = resize_cpu_queues(s, queue, gfp);
+		err = resize_cpu_queues(s, queue, gfp, unused);
 		if (err)
 			return err;
 		s->cpu_queue_size = queue;
@@ -1084,14 +1087,14 @@ static int sleb_tune(struct kmem_cache *s, unsigned int queue, unsigned int batc
 	return 0;
 }
 
-static int sleb_tune_defaults(struct kmem_cache *s, gfp_t gfp)
+static int sleb_tune_defaults(struct kmem_cache *s, gfp_t gfp, bool unused)
 {
 	unsigned int queue = sleb_default_queue_size(s->size);
 	unsigned int shared = 0;
 
 	if (num_possible_cpus() > 1 && s->size <= PAGE_SIZE)
 		shared = queue;
-	return sleb_tune(s, queue, sleb_default_batch(queue), shared, gfp);
+	return sleb_tune(s, queue, sleb_default_batch(queue), shared, gfp, unused);
 }
 
 static bool queue_not_empty(int cpu, void *info)
@@ -1112,7 +1115,7 @@ static void flush_queue_ipi(void *info)
 }
 
 /* Empty every queue and shared array of a cache into its slabs. */
-static void flush_all(struct kmem_cache *s)
+static void flush_all_cpus_locked(struct kmem_cache *s)
 {
 	struct kmem_cache_node *n;
 	int node;
@@ -1121,6 +1124,13 @@ static void flush_all(struct kmem_cache *s)
 	on_each_cpu_cond(queue_not_empty, flush_queue_ipi, s, 1);
 	for_each_kmem_cache_node(s, node, n)
 		shared_flush(s, n);
+}
+
+static void flush_all(struct kmem_cache *s)
+{
+	cpus_read_lock();
+	flush_all_cpus_locked(s);
+	cpus_read_unlock();
 }
 
 static int sleb_cpu_dead(unsigned int cpu)
@@ -1204,12 +1214,13 @@ static void report_leaks(struct kmem_cache *s, struct kmem_cache_node *n)
 	spin_unlock_irqrestore(&n->list_lock, flags);
 }
 
+/* Called by kmem_cache_destroy() with cpus_read_lock() and slab_mutex held. */
 int __kmem_cache_shutdown(struct kmem_cache *s)
 {
 	struct kmem_cache_node *n;
 	int node, ret = 0;
 
-	flush_all(s);
+	flush_all_cpus_locked(s);
 	for_each_kmem_cache_node(s, node, n) {
 		node_shrink(s, n);
 		if (n->nr_slabs) {
@@ -1420,7 +1431,7 @@ int __kmem_cache_create(struct kmem_cache *s, slab_flags_t flags)
 		err = cache_random_seq_create(s, s->oo.objects, gfp);
 		if (err)
 			goto out;
-		err = sleb_tune_defaults(s, gfp);
+		err = sleb_tune_defaults(s, gfp, true);
 		if (err)
 			goto out;
 	}
@@ -1476,7 +1487,7 @@ void __init kmem_cache_init(void)
 	/* kmalloc works: give the caches made so far their real queues. */
 	list_for_each_entry(s, &slab_caches, list) {
 		if (cache_random_seq_create(s, s->oo.objects, GFP_NOWAIT) ||
-		    sleb_tune_defaults(s, GFP_NOWAIT))
+		    sleb_tune_defaults(s, GFP_NOWAIT, true))
 			panic("SLEB: cannot set up the queues of %s\n", s->name);
 	}
 
@@ -1660,7 +1671,7 @@ ssize_t slabinfo_write(struct file *file, const char __user *buffer,
 	mutex_lock(&slab_mutex);
 	list_for_each_entry(s, &slab_caches, list) {
 		if (!strcmp(s->name, name)) {
-			err = sleb_tune(s, val[0], val[1], val[2], GFP_KERNEL);
+			err = sleb_tune(s, val[0], val[1], val[2], GFP_KERNEL, false);
 			break;
 		}
 	}
@@ -1688,7 +1699,7 @@ int sleb_test_tune(struct kmem_cache *s, unsigned int queue, unsigned int batch,
 
 	cpus_read_lock();
 	mutex_lock(&slab_mutex);
-	err = sleb_tune(s, queue, batch, shared, GFP_KERNEL);
+	err = sleb_tune(s, queue, batch, shared, GFP_KERNEL, false);
 	mutex_unlock(&slab_mutex);
 	cpus_read_unlock();
 	return err;
@@ -1883,7 +1894,7 @@ static ssize_t store_tunables(struct kmem_cache *s, unsigned int queue,
 
 	cpus_read_lock();
 	mutex_lock(&slab_mutex);
-	err = sleb_tune(s, queue, batch, shared, GFP_KERNEL);
+	err = sleb_tune(s, queue, batch, shared, GFP_KERNEL, false);
 	mutex_unlock(&slab_mutex);
 	cpus_read_unlock();
 	return err ? err : len;

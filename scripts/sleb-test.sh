@@ -59,7 +59,7 @@ count_guest_tap() {
 		"SLEB-KSFT: ok "*) t_ok "$tag: kselftest $name.$(echo "${line#SLEB-KSFT: ok }" | cut -d' ' -f2-)" ;;
 		"SLEB-KSFT: not ok "*) t_fail "$tag: kselftest $name.$(echo "${line#SLEB-KSFT: not ok }" | cut -d' ' -f2-)" ;;
 		esac
-	done < <(sed 's/^\[ *[0-9.]*\] //' "$log" | grep -E '^SLEB-KSFT(-BEGIN)?: ' | grep -Ev '^SLEB-KSFT: +')
+	done < <(sed 's/^\[ *[0-9.]*\] //' "$log" | grep -E '^SLEB-KSFT(-BEGIN)?: ' | grep -Ev '^SLEB-KSFT:  +')
 }
 
 count_meminit() {
@@ -151,8 +151,4 @@ cmd_test() {
 
 cmd_bench() {
 	die "bench: not implemented yet (issue 6)"
-}
-
-cmd_series() {
-	die "series: not implemented yet (issue 7)"
 }

@@ -1,0 +1,393 @@
+# SPDX-License-Identifier: GPL-2.0
+# scripts/sleb series: the project as a git format-patch series against the
+# base; sourced by scripts/sleb.
+
+SERIES_GIT=$SLEB_CACHE/series/git
+SERIES_AUTHOR="SLEB developers <sleb@example.org>"
+SERIES_SOB="Signed-off-by: $SERIES_AUTHOR"
+
+sgit() {
+	GIT_DIR=$SERIES_GIT GIT_INDEX_FILE=$SLEB_CACHE/series/index \
+		GIT_AUTHOR_NAME="SLEB developers" GIT_AUTHOR_EMAIL=sleb@example.org \
+		GIT_COMMITTER_NAME="SLEB developers" GIT_COMMITTER_EMAIL=sleb@example.org \
+		GIT_AUTHOR_DATE="2026-12-02T00:00:00Z" GIT_COMMITTER_DATE="2026-12-02T00:00:00Z" \
+		git "$@"
+}
+
+# A git repository whose one commit is the pristine base (made once; the
+# pristine tree is only read).
+series_base() {
+	ensure_pkgs git
+	if sgit rev-parse -q --verify refs/tags/base >/dev/null 2>&1; then
+		return 0
+	fi
+	note "recording the pristine base in $SERIES_GIT (once, about a minute)"
+	rm -rf "$SERIES_GIT"
+	mkdir -p "$SERIES_GIT"
+	sgit init -q --bare
+	sgit --work-tree="$PRISTINE" add -A -f . ':!.sleb-pristine'
+	sgit commit -q -m "$(base_version)"
+	sgit tag base
+}
+
+# The commits of the series.  Each entry: subject, then the items it adds:
+#   patch:NAME   a patch of patches/ (applied on the files as they stand)
+#   file:PATH    a project file at its kernel path
+#   kconfig      Kconfig.sleb as mm/Kconfig.sleb
+#   maintainers  the MAINTAINERS entry
+series_plan() {
+	cat <<'EOF'
+mm/slab: prepare the shared slab code for SLEB
+	patch:0001-mm-slab-prepare-the-shared-slab-code-for-sleb.patch
+mm/sleb: add SLEB, the Enhanced Slab Allocator
+	file:mm/sleb_map.h
+	file:include/linux/sleb_def.h
+	file:mm/sleb.c
+	kconfig
+	patch:0002-mm-sleb-add-sleb-to-the-allocator-choice.patch
+mm/sleb: add KUnit tests
+	file:lib/sleb_kunit.c
+selftests/sleb: test the sysfs and /proc/slabinfo interface
+	dir:tools/testing/selftests/sleb
+	patch:0004-selftests-add-sleb-to-targets.patch
+tools/testing/sleb: userspace harness and fuzzer of the bookkeeping
+	dir:tools/testing/sleb
+Documentation/mm: document SLEB
+	file:Documentation/mm/sleb.rst
+	patch:0003-docs-mm-add-sleb-to-the-index.patch
+MAINTAINERS: add an entry for SLEB
+	maintainers
+EOF
+}
+
+# The commit message body of each commit, by subject.
+series_body() {
+	case $1 in
+	"mm/slab: prepare"*)
+		sed -n '/^$/,/^Signed-off-by/p' "$SLEB_TOP/patches/0001-mm-slab-prepare-the-shared-slab-code-for-sleb.patch" |
+			sed '/^Signed-off-by/d' | sed '1d'
+		;;
+	"mm/sleb: add SLEB"*)
+		cat <<'EOF'
+SLEB combines SLUB's structure (per-node partial lists, sysfs, cache
+merging) with SLAB's per-cpu object queues and per-node shared arrays,
+after Christoph Lameter's RFC of May 2010.  Free objects are tracked by
+a bitmap per slab: a word in struct slab for up to BITS_PER_LONG
+objects, the last words of the slab memory otherwise.  The allocator
+never reads or writes an object to manage it, so a cache-cold object
+is freed and allocated again without a cache miss.
+
+Allocation pops the newest object of the CPU's queue; an empty queue is
+refilled with a batch from the node's shared array, then from partial
+slabs, then from a new slab; a full queue drains its oldest batch into
+the shared array and the rest into the slabs.  Batches walk the bitmaps
+a word at a time and runs of adjacent objects without a division.
+
+Unlike the RFC, the queues can be resized while the cache is in use on
+every CPU (the queue is replaced on its own CPU from an IPI), a request
+for another node is served from that node's shared array or slabs
+instead of flushing the whole queue, an object freed on a CPU of another
+node goes back to its node, the batch check of the sysfs store is no
+longer inverted, and objects held in queues are counted.
+
+The slab layout, bitmap and queue helpers are pure functions in
+mm/sleb_map.h so that a userspace harness can compile them.
+EOF
+		;;
+	"mm/sleb: add KUnit"*)
+		cat <<'EOF'
+Test the layout math for many sizes and orders (objects and bitmap fit,
+no room is left for one more object, in-struct versus in-slab bitmap),
+the bitmap take/put loops including double frees and misaligned
+pointers, the tunables' ranges, the exact queue counts after refills and
+drains with and without a shared array, that objects are not written
+across free and reallocation, the bulk interface, shrink, kmalloc_node
+placement, and resizing the queues while a kthread on every CPU
+allocates and frees.
+EOF
+		;;
+	"selftests/sleb"*)
+		cat <<'EOF'
+Test every tunable's read, valid writes and each kind of bad write
+(out of range, non-numeric, empty, overflow: -EINVAL, value unchanged),
+the read-only attributes, the per-node breakdowns, /proc/slabinfo's
+format and its SLAB-style writes.
+EOF
+		;;
+	"tools/testing/sleb"*)
+		cat <<'EOF'
+Compile mm/sleb_map.h in userspace behind a small shim, as
+tools/testing/vma does with mm/vma.c: unit tests, a libFuzzer target
+that checks the bitmaps and queues against a reference model after
+every step, and instruction counts under callgrind.
+EOF
+		;;
+	"Documentation/mm"*)
+		cat <<'EOF'
+Describe SLEB's design, locking, NUMA handling, tunables and statistics.
+EOF
+		;;
+	"MAINTAINERS"*)
+		cat <<'EOF'
+Add the SLEB allocator's files to MAINTAINERS.
+EOF
+		;;
+	esac
+}
+
+series_mode() {
+	if [ -x "$1" ]; then echo 100755; else echo 100644; fi
+}
+
+# series_add_item STAGE ITEM: bring an item into the staging tree and list
+# the kernel paths it touched.
+series_add_item() {
+	local stage=$1 item=$2 f p
+	case $item in
+	patch:*)
+		p=$SLEB_TOP/patches/${item#patch:}
+		[ -f "$p" ] || die "series: $p not found"
+		for f in $(patch_files "$p"); do
+			if [ ! -e "$stage/$f" ]; then
+				mkdir -p "$stage/$(dirname "$f")"
+				cp "$PRISTINE/$f" "$stage/$f"
+			fi
+			echo "$f"
+		done
+		patch -p1 -d "$stage" --batch --forward --no-backup-if-mismatch -r - -s <"$p" >&2 ||
+			die "series: patch ${item#patch:} does not apply"
+		;;
+	file:*)
+		f=${item#file:}
+		mkdir -p "$stage/$(dirname "$f")"
+		cp -p "$SLEB_TOP/$f" "$stage/$f"
+		echo "$f"
+		;;
+	dir:*)
+		f=${item#dir:}
+		(cd "$SLEB_TOP" && git ls-files "$f") | while read -r p; do
+			mkdir -p "$stage/$(dirname "$p")"
+			cp -p "$SLEB_TOP/$p" "$stage/$p"
+			echo "$p"
+		done
+		;;
+	kconfig)
+		mkdir -p "$stage/mm"
+		cp "$SLEB_TOP/Kconfig.sleb" "$stage/mm/Kconfig.sleb"
+		echo mm/Kconfig.sleb
+		;;
+	maintainers)
+		merge_maintainers "$PRISTINE/MAINTAINERS" "$SLEB_TOP/MAINTAINERS" "$stage/MAINTAINERS"
+		echo MAINTAINERS
+		;;
+	*) die "series: unknown item '$item'" ;;
+	esac
+}
+
+# Make the commits on top of the base; leaves refs/heads/sleb.
+series_commit_all() {
+	local stage parent subject="" items="" line
+	stage=$(mktemp -d)
+	parent=$(sgit rev-parse base)
+	sgit read-tree base
+	commit_one() {
+		local f blob tree msg
+		[ -n "$subject" ] || return 0
+		for item in $items; do
+			for f in $(series_add_item "$stage" "$item"); do
+				blob=$(sgit hash-object -w "$stage/$f")
+				sgit update-index --add --cacheinfo "$(series_mode "$stage/$f"),$blob,$f"
+			done
+		done
+		tree=$(sgit write-tree)
+		msg=$(printf '%s\n\n%s\n\n%s\n' "$subject" "$(series_body "$subject")" "$SERIES_SOB")
+		parent=$(echo "$msg" | sgit commit-tree "$tree" -p "$parent")
+	}
+	while IFS= read -r line; do
+		case $line in
+		"	"*) items="$items ${line#	}" ;;
+		*)
+			commit_one
+			subject=$line
+			items=""
+			;;
+		esac
+	done < <(series_plan)
+	commit_one
+	sgit update-ref refs/heads/sleb "$parent"
+	rm -rf "$stage"
+}
+
+series_cover() {
+	local out=$1 cover=$out/0000-cover-letter.patch table
+	table=$(ls -t "$SLEB_CACHE"/bench/*/results.md 2>/dev/null | head -n 1 || true)
+	python3 - "$cover" "$(base_version)" "$table" <<'EOF'
+import sys
+path, base, table = sys.argv[1], sys.argv[2], sys.argv[3]
+text = open(path).read()
+bench = open(table).read() if table else "No benchmark has been run yet: run scripts/sleb bench.\n"
+blurb = f"""SLEB is a slab allocator that combines SLUB's structure with SLAB's
+per-cpu object queues and per-node shared arrays, and tracks free objects
+with a bitmap per slab, so that it never touches an object to manage it.
+This series brings Christoph Lameter's SLEB RFC of May 2010 to Linux 6.1
+as a fourth choice beside SLAB, SLUB and SLOB.
+
+Design: each cache has per CPU a queue of free objects of the CPU's node
+(allocation pops, free pushes); a batch moves between a queue and the
+node's shared array, or the slabs, when the queue runs empty or full.  The
+bitmap of a slab is a word in struct slab for up to BITS_PER_LONG objects
+and the last words of the slab otherwise.  Batches walk bitmap words and
+runs of adjacent objects without a division.  Objects of another node are
+freed to their node; requests for another node do not touch the queue.
+Queue, batch and shared array sizes are tunable in sysfs and through SLAB's
+/proc/slabinfo write format.
+
+Base: {base}.
+
+Changes since the RFC (2010):
+- rewritten for 6.1's struct slab and the shared code of mm/slab_common.c;
+- queues resized safely while in use (replaced on their CPU from an IPI);
+- node-specific requests no longer flush the whole cpu queue;
+- remote-node frees go back to their node;
+- cpu_batch_size accepts batches smaller than the queue (check was inverted);
+- objects in queues are counted in sysfs and /proc/slabinfo;
+- drain loop bounded (the RFC read past its array on a misaligned object);
+- KUnit tests, kselftests, a userspace harness and fuzzer.
+
+checkpatch --strict exceptions: patches that add files before the last
+patch warn "added, moved or deleted file(s), does MAINTAINERS need
+updating?": the MAINTAINERS entry is the last patch of the series.
+
+Benchmarks (scripts/sleb bench, latest run):
+
+{bench}
+"""
+text = text.replace("*** SUBJECT HERE ***", "SLEB: the Enhanced Slab Allocator")
+text = text.replace("*** BLURB HERE ***", blurb)
+open(path, "w").write(text)
+EOF
+}
+
+# Write the series into $1; prints the patch files.
+series_write() {
+	local out=$1
+	prepare_source
+	series_base
+	series_commit_all
+	rm -rf "$out"
+	mkdir -p "$out"
+	sgit format-patch -q --cover-letter --subject-prefix="PATCH" -o "$out" base..sleb >/dev/null
+	series_cover "$out"
+	ls "$out"/*.patch
+}
+
+# checkpatch --strict on every patch; the MAINTAINERS warning of patches
+# before the MAINTAINERS patch is the listed exception.
+series_checkpatch() {
+	local p out bad
+	for p in "$1"/0*.patch; do
+		case $(basename "$p") in 0000-*) continue ;; esac
+		out=$(perl "$WORK/scripts/checkpatch.pl" --strict --no-tree --terse "$p" 2>&1 || true)
+		bad=$(echo "$out" | grep -E ': (ERROR|WARNING|CHECK):' |
+			grep -v 'added, moved or deleted file(s), does MAINTAINERS need updating' || true)
+		if [ -z "$bad" ]; then
+			t_ok "series: checkpatch --strict $(basename "$p")"
+		else
+			echo "$bad" | head -n 10 | sed 's/^/# /'
+			t_fail "series: checkpatch --strict $(basename "$p")"
+		fi
+	done
+}
+
+# W=1, sparse and kernel-doc on SLEB's objects in the sleb-fast build.
+series_compile_checks() {
+	local out
+	OUT=$(build_dir sleb fast)
+	[ -f "$OUT/.config" ] || build_kernel sleb fast >/dev/null
+	ensure_pkgs sparse
+	touch "$WORK/mm/sleb.c" "$WORK/lib/sleb_kunit.c"
+	out=$(kmake W=1 mm/sleb.o lib/sleb_kunit.o 2>&1 | grep -E 'warning|error' || true)
+	if [ -z "$out" ]; then t_ok "series: make W=1 mm/sleb.o lib/sleb_kunit.o is clean"; else
+		echo "$out" | head -n 10 | sed 's/^/# /'
+		t_fail "series: make W=1 mm/sleb.o lib/sleb_kunit.o is clean"
+	fi
+	out=$(kmake C=2 mm/sleb.o lib/sleb_kunit.o 2>&1 | grep -vE '^ *(CC|CHECK|DESCEND|CALL|make)|^$|Leaving|Entering' || true)
+	if [ -z "$out" ]; then t_ok "series: sparse (make C=2) on SLEB's objects is silent"; else
+		echo "$out" | head -n 10 | sed 's/^/# /'
+		t_fail "series: sparse (make C=2) on SLEB's objects is silent"
+	fi
+	out=$(cd "$WORK" && perl scripts/kernel-doc -none mm/sleb.c mm/sleb_map.h include/linux/sleb_def.h 2>&1 || true)
+	if [ -z "$out" ]; then t_ok "series: kernel-doc -none on mm/sleb.c and its headers"; else
+		echo "$out" | head -n 10 | sed 's/^/# /'
+		t_fail "series: kernel-doc -none on mm/sleb.c and its headers"
+	fi
+}
+
+# The quick form run by "scripts/sleb test": the last patch's checks.
+series_quick_check() {
+	local out=$SLEB_CACHE/series/out
+	if ! series_write "$out" >/dev/null; then
+		t_fail "series: the series can be generated"
+		return
+	fi
+	t_ok "series: generated $(ls "$out"/0*.patch | wc -l) patches with a cover letter"
+	series_checkpatch "$out"
+	series_compile_checks
+}
+
+# Full check: git am on a fresh tree, every patch builds with SLEB and SLUB.
+series_full_check() {
+	local out=$1 tree=$SLEB_CACHE/series/am-tree n=0 p alloc b
+	rm -rf "$tree"
+	git clone -q --shared "$SERIES_GIT" "$tree" 2>/dev/null || git clone -q "$SERIES_GIT" "$tree"
+	(cd "$tree" && git checkout -q -b am base)
+	if (cd "$tree" && git am -q $(ls "$out"/0*.patch | grep -v '/0000-cover-letter')); then
+		t_ok "series: git am of the series on a fresh base tree"
+	else
+		t_fail "series: git am of the series on a fresh base tree"
+		return
+	fi
+	for p in $(cd "$tree" && git rev-list --reverse base..am); do
+		n=$((n + 1))
+		(cd "$tree" && git checkout -q "$p")
+		for alloc in sleb slub; do
+			b=$SLEB_CACHE/series/build-$alloc
+			mkdir -p "$b"
+			if [ "$alloc" = sleb ] && [ ! -f "$tree/mm/sleb.c" ]; then
+				t_ok "series: patch $n builds with CONFIG_SLEB=y # SKIP SLEB not added yet"
+				continue
+			fi
+			(cd "$tree" && make O="$b" tinyconfig >/dev/null 2>&1 &&
+				scripts/kconfig/merge_config.sh -m -O "$b" "$b/.config" \
+					$(config_fragments "$alloc" fast) >/dev/null 2>&1 &&
+				make O="$b" olddefconfig >/dev/null 2>&1)
+			if make -C "$tree" O="$b" CC="ccache gcc" -j"$JOBS" bzImage >"$b/build.log" 2>&1; then
+				t_ok "series: patch $n builds with CONFIG_$(echo $alloc | tr a-z A-Z)=y"
+			else
+				t_fail "series: patch $n builds with CONFIG_$(echo $alloc | tr a-z A-Z)=y (log: $b/build.log)"
+			fi
+		done
+	done
+	(cd "$tree" && git checkout -q am)
+}
+
+cmd_series() {
+	local out="" check=0 a
+	for a in "$@"; do
+		case $a in
+		--out=*) out=${a#*=} ;;
+		--check) check=1 ;;
+		*) die "series: unknown option '$a' (see scripts/sleb help)" ;;
+		esac
+	done
+	[ -n "$out" ] || out=$SLEB_CACHE/series/out
+	case $out in /*) ;; *) out=$PWD/$out ;; esac
+	series_write "$out"
+	echo "# series written to $out"
+	[ "$check" = 1 ] || return 0
+	series_checkpatch "$out"
+	series_compile_checks
+	series_full_check "$out"
+	echo "$T_PASS passed, $T_FAIL failed"
+	[ "$T_FAIL" = 0 ]
+}

@@ -1,0 +1,613 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * slab_bench: microbenchmarks of the slab allocator, in the spirit of
+ * Christoph Lameter's slab_test and Jesper Dangaard Brouer's
+ * slab_bulk_test01.  It uses only the common slab API, so it builds and runs
+ * on a 6.1 kernel with any of SLAB, SLUB, SLOB or SLEB.
+ *
+ * Everything runs at module load; the init function returns 0 and exit does
+ * nothing, so "insmod slab_bench.ko && rmmod slab_bench" runs it once.
+ * Every measurement runs in a kthread bound to a CPU and is timed with
+ * get_cycles().  One line per measurement goes to the kernel log:
+ *
+ *   slab_bench: case=<name> size=<bytes> [bulk=<k>] [cpus=<c>] cycles_per_op=<n>
+ *   slab_bench: case=<name> size=<bytes> [bulk=<k>] [cpus=<c>] error=ENOMEM
+ *   slab_bench: done cases=<count>
+ *
+ * where <count> is the number of cycles_per_op lines.  The cases, by bit of
+ * the "tests" parameter:
+ *
+ *   1  seq_alloc, seq_free: n x kmalloc, then n x kfree
+ *   2  pair: n x (kmalloc, kfree); one op is the pair
+ *   4  conc_{alloc,free,pair}_{avg,max}: cases 1 and 2 on every online CPU
+ *      at once; average and maximum of the CPUs' cycles per op
+ *   8  remote_alloc, remote_free: every CPU but the first allocates n
+ *      objects, then the first CPU frees them all; cycles per kmalloc on the
+ *      others (average) and per kfree on the first CPU
+ *  16  bulk_alloc, bulk_free, bulk_pair: kmem_cache_alloc_bulk() and
+ *      kmem_cache_free_bulk() of bulk=k objects on a cache of each size up
+ *      to 4096 bytes: n/k bulk allocations then n/k bulk frees, and n/k
+ *      (alloc_bulk, free_bulk) rounds; cycles per object
+ *
+ * Do not take CPUs offline while it runs: the threads are bound to the CPUs
+ * online at load time.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/err.h>
+#include <linux/kernel.h>
+#include <linux/kthread.h>
+#include <linux/log2.h>
+#include <linux/math64.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/timex.h>
+
+#define BENCH_SEQ	BIT(0)
+#define BENCH_PAIR	BIT(1)
+#define BENCH_CONC	BIT(2)
+#define BENCH_REMOTE	BIT(3)
+#define BENCH_BULK	BIT(4)
+#define BENCH_ALL	(BIT(5) - 1)
+
+#define BULK_MAX_OBJ_SIZE	4096
+#define BULK_MAX		256
+#define MAX_SIZES		32
+
+static unsigned int n = 10000;
+module_param(n, uint, 0444);
+MODULE_PARM_DESC(n, "objects per test and CPU (default 10000)");
+
+static unsigned int sizes[MAX_SIZES];
+static int nr_sizes;
+module_param_array(sizes, uint, &nr_sizes, 0444);
+MODULE_PARM_DESC(sizes, "object sizes in bytes, comma separated (default 8,16,...,16384)");
+
+static char *tests = "all";
+module_param(tests, charp, 0444);
+MODULE_PARM_DESC(tests, "all, or a bitmask: 1 seq, 2 pair, 4 concurrent, 8 remote free, 16 bulk");
+
+static const unsigned int default_sizes[] = {
+	8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384
+};
+
+static const unsigned int bulk_counts[] = { 1, 2, 4, 8, 16, 32, 64, 128, 256 };
+
+struct bench_ctx;
+
+/* One bound kthread: its CPU, its objects and its results. */
+struct bench_cpu {
+	struct bench_ctx *ctx;
+	struct task_struct *task;
+	unsigned int cpu;
+	void **objs;
+	unsigned int nr_objs;
+	u64 cycles[3];
+	u64 ops[3];
+	bool failed;
+};
+
+/* One measurement: what the threads run and how they meet. */
+struct bench_ctx {
+	void (*work)(struct bench_cpu *bc);
+	unsigned int size;
+	unsigned int bulk;
+	struct kmem_cache *cache;
+	unsigned int nr_threads;
+	struct bench_cpu *threads;
+	atomic_t arrived;
+	atomic_t generation;
+	atomic_t running;
+	struct completion done;
+};
+
+static struct bench_cpu *bench_cpus;
+static unsigned int bench_nr_cpus;
+static unsigned int nr_results;
+static unsigned int nr_errors;
+
+static void format_extra(char *buf, size_t len, unsigned int bulk, unsigned int cpus)
+{
+	int pos = 0;
+
+	buf[0] = '\0';
+	if (bulk)
+		pos += scnprintf(buf + pos, len - pos, " bulk=%u", bulk);
+	if (cpus)
+		scnprintf(buf + pos, len - pos, " cpus=%u", cpus);
+}
+
+static void report(const char *name, unsigned int size, unsigned int bulk,
+		   unsigned int cpus, u64 cycles, u64 ops)
+{
+	char extra[32];
+
+	format_extra(extra, sizeof(extra), bulk, cpus);
+	pr_info("case=%s size=%u%s cycles_per_op=%llu\n", name, size, extra,
+		ops ? div64_u64(cycles + ops / 2, ops) : 0ULL);
+	nr_results++;
+}
+
+static void report_error(const char *name, unsigned int size, unsigned int bulk,
+			 unsigned int cpus, const char *error)
+{
+	char extra[32];
+
+	format_extra(extra, sizeof(extra), bulk, cpus);
+	pr_info("case=%s size=%u%s error=%s\n", name, size, extra, error);
+	nr_errors++;
+}
+
+/*
+ * A reusable barrier for the threads of one measurement.  Waiters spin, but
+ * with cond_resched(), so that a thread does not starve what else must run
+ * on its CPU before the last thread arrives.
+ */
+static void bench_sync(struct bench_ctx *ctx)
+{
+	int gen = atomic_read(&ctx->generation);
+
+	if (atomic_inc_return(&ctx->arrived) == ctx->nr_threads) {
+		atomic_set(&ctx->arrived, 0);
+		/* Order the reset before the release of the waiters. */
+		smp_mb__before_atomic();
+		atomic_inc(&ctx->generation);
+		return;
+	}
+	while (atomic_read_acquire(&ctx->generation) == gen) {
+		cpu_relax();
+		cond_resched();
+	}
+}
+
+/* Allocate up to n objects into objs; returns how many it got. */
+static unsigned int alloc_objs(void **objs, unsigned int size)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		objs[i] = kmalloc(size, GFP_KERNEL);
+		if (!objs[i])
+			break;
+	}
+	return i;
+}
+
+static void free_objs(void **objs, unsigned int count)
+{
+	unsigned int i;
+
+	for (i = 0; i < count; i++)
+		kfree(objs[i]);
+}
+
+/* n x (kmalloc, kfree); false if an allocation failed. */
+static bool alloc_free_pairs(unsigned int size)
+{
+	unsigned int i;
+	void *p;
+
+	for (i = 0; i < n; i++) {
+		p = kmalloc(size, GFP_KERNEL);
+		if (!p)
+			return false;
+		OPTIMIZER_HIDE_VAR(p);
+		kfree(p);
+	}
+	return true;
+}
+
+/* Cases 1, 2 and 4: slots 0, 1, 2 = alloc, free, pair. */
+static void seq_pair_work(struct bench_cpu *bc, bool seq, bool pair)
+{
+	struct bench_ctx *ctx = bc->ctx;
+	unsigned int got = 0;
+	u64 t0, t1, t2;
+
+	bench_sync(ctx);
+	if (seq) {
+		t0 = get_cycles();
+		got = alloc_objs(bc->objs, ctx->size);
+		t1 = get_cycles();
+		bc->cycles[0] = t1 - t0;
+		bc->ops[0] = got;
+	}
+	bench_sync(ctx);
+	if (seq) {
+		t1 = get_cycles();
+		free_objs(bc->objs, got);
+		t2 = get_cycles();
+		bc->cycles[1] = t2 - t1;
+		bc->ops[1] = got;
+		if (got < n)
+			bc->failed = true;
+	}
+	bench_sync(ctx);
+	if (pair) {
+		t0 = get_cycles();
+		if (!alloc_free_pairs(ctx->size))
+			bc->failed = true;
+		t1 = get_cycles();
+		bc->cycles[2] = t1 - t0;
+		bc->ops[2] = n;
+	}
+}
+
+static void seq_work(struct bench_cpu *bc)
+{
+	seq_pair_work(bc, true, false);
+}
+
+static void pair_work(struct bench_cpu *bc)
+{
+	seq_pair_work(bc, false, true);
+}
+
+static void conc_work(struct bench_cpu *bc)
+{
+	seq_pair_work(bc, true, true);
+}
+
+/* Case 8: threads[0] frees what the other threads allocated. */
+static void remote_work(struct bench_cpu *bc)
+{
+	struct bench_ctx *ctx = bc->ctx;
+	bool first = bc == &ctx->threads[0];
+	unsigned int i;
+	u64 t0, t1;
+
+	bench_sync(ctx);
+	if (!first) {
+		t0 = get_cycles();
+		bc->nr_objs = alloc_objs(bc->objs, ctx->size);
+		t1 = get_cycles();
+		bc->cycles[0] = t1 - t0;
+		bc->ops[0] = bc->nr_objs;
+		bc->failed = bc->nr_objs < n;
+	}
+	bench_sync(ctx);
+	if (first) {
+		t0 = get_cycles();
+		for (i = 1; i < ctx->nr_threads; i++) {
+			struct bench_cpu *other = &ctx->threads[i];
+
+			free_objs(other->objs, other->nr_objs);
+			bc->ops[1] += other->nr_objs;
+		}
+		t1 = get_cycles();
+		bc->cycles[1] = t1 - t0;
+	}
+}
+
+/* Case 16: slots 0, 1, 2 = bulk alloc, bulk free, bulk pair. */
+static void bulk_work(struct bench_cpu *bc)
+{
+	struct bench_ctx *ctx = bc->ctx;
+	unsigned int k = ctx->bulk, rounds = max(n / k, 1U), i, got;
+	struct kmem_cache *s = ctx->cache;
+	void **objs = bc->objs;
+	u64 t0, t1, t2;
+
+	t0 = get_cycles();
+	for (i = 0; i < rounds; i++)
+		if (!kmem_cache_alloc_bulk(s, GFP_KERNEL, k, objs + i * k))
+			break;
+	t1 = get_cycles();
+	got = i;
+	for (i = 0; i < got; i++)
+		kmem_cache_free_bulk(s, k, objs + i * k);
+	t2 = get_cycles();
+	bc->cycles[0] = t1 - t0;
+	bc->cycles[1] = t2 - t1;
+	bc->ops[0] = (u64)got * k;
+	bc->ops[1] = (u64)got * k;
+	if (got < rounds)
+		bc->failed = true;
+
+	t0 = get_cycles();
+	for (i = 0; i < rounds; i++) {
+		if (!kmem_cache_alloc_bulk(s, GFP_KERNEL, k, objs)) {
+			bc->failed = true;
+			break;
+		}
+		kmem_cache_free_bulk(s, k, objs);
+	}
+	t1 = get_cycles();
+	bc->cycles[2] = t1 - t0;
+	bc->ops[2] = (u64)i * k;
+}
+
+static int bench_thread(void *arg)
+{
+	struct bench_cpu *bc = arg;
+	struct bench_ctx *ctx = bc->ctx;
+
+	ctx->work(bc);
+	if (atomic_dec_and_test(&ctx->running))
+		complete(&ctx->done);
+	return 0;
+}
+
+/* Run ctx->work on the first nr online CPUs at once and wait for them. */
+static int run_threads(struct bench_ctx *ctx, unsigned int nr)
+{
+	struct task_struct *t;
+	unsigned int i;
+	int err = 0;
+
+	ctx->nr_threads = nr;
+	ctx->threads = bench_cpus;
+	atomic_set(&ctx->arrived, 0);
+	atomic_set(&ctx->generation, 0);
+	atomic_set(&ctx->running, nr);
+	init_completion(&ctx->done);
+	for (i = 0; i < nr; i++) {
+		struct bench_cpu *bc = &bench_cpus[i];
+
+		bc->ctx = ctx;
+		bc->nr_objs = 0;
+		bc->failed = false;
+		memset(bc->cycles, 0, sizeof(bc->cycles));
+		memset(bc->ops, 0, sizeof(bc->ops));
+		t = kthread_create_on_cpu(bench_thread, bc, bc->cpu, "slab_bench/%u");
+		if (IS_ERR(t)) {
+			err = PTR_ERR(t);
+			nr = i;
+			break;
+		}
+		get_task_struct(t);
+		bc->task = t;
+	}
+	if (!err) {
+		for (i = 0; i < nr; i++)
+			wake_up_process(bench_cpus[i].task);
+		wait_for_completion(&ctx->done);
+	}
+	/* Threads that ran have returned; the others exit without running. */
+	for (i = 0; i < nr; i++) {
+		kthread_stop(bench_cpus[i].task);
+		put_task_struct(bench_cpus[i].task);
+		bench_cpus[i].task = NULL;
+	}
+	return err;
+}
+
+/* Would n objects of size on each of copies CPUs take over half the free memory? */
+static bool too_big(unsigned int size, unsigned int copies)
+{
+	u64 need = (u64)n * roundup_pow_of_two(max(size, 8U)) * copies;
+
+	return need > ((u64)si_mem_available() << PAGE_SHIFT) / 2;
+}
+
+static void bench_single(unsigned int size, unsigned int mask)
+{
+	struct bench_ctx ctx = { .size = size };
+	struct bench_cpu *bc = &bench_cpus[0];
+
+	if (mask & BENCH_SEQ) {
+		if (too_big(size, 1)) {
+			report_error("seq_alloc", size, 0, 0, "ENOMEM");
+			report_error("seq_free", size, 0, 0, "ENOMEM");
+		} else {
+			ctx.work = seq_work;
+			if (run_threads(&ctx, 1) || bc->failed) {
+				report_error("seq_alloc", size, 0, 0, "ENOMEM");
+				report_error("seq_free", size, 0, 0, "ENOMEM");
+			} else {
+				report("seq_alloc", size, 0, 0, bc->cycles[0], bc->ops[0]);
+				report("seq_free", size, 0, 0, bc->cycles[1], bc->ops[1]);
+			}
+		}
+	}
+	if (mask & BENCH_PAIR) {
+		ctx.work = pair_work;
+		if (run_threads(&ctx, 1) || bc->failed)
+			report_error("pair", size, 0, 0, "ENOMEM");
+		else
+			report("pair", size, 0, 0, bc->cycles[2], bc->ops[2]);
+	}
+}
+
+static const char * const conc_names[3][2] = {
+	{ "conc_alloc_avg", "conc_alloc_max" },
+	{ "conc_free_avg", "conc_free_max" },
+	{ "conc_pair_avg", "conc_pair_max" },
+};
+
+static void bench_concurrent(unsigned int size)
+{
+	struct bench_ctx ctx = { .size = size, .work = conc_work };
+	unsigned int cpus = bench_nr_cpus, i, j;
+	bool failed = too_big(size, cpus);
+	u64 per_op, sum, worst;
+
+	if (!failed) {
+		failed = run_threads(&ctx, cpus);
+		for (i = 0; i < cpus; i++)
+			failed |= bench_cpus[i].failed;
+	}
+	for (j = 0; j < 3; j++) {
+		if (failed) {
+			report_error(conc_names[j][0], size, 0, cpus, "ENOMEM");
+			report_error(conc_names[j][1], size, 0, cpus, "ENOMEM");
+			continue;
+		}
+		sum = 0;
+		worst = 0;
+		for (i = 0; i < cpus; i++) {
+			per_op = div64_u64(bench_cpus[i].cycles[j], bench_cpus[i].ops[j]);
+			sum += per_op;
+			worst = max(worst, per_op);
+		}
+		report(conc_names[j][0], size, 0, cpus, sum, cpus);
+		report(conc_names[j][1], size, 0, cpus, worst, 1);
+	}
+}
+
+static void bench_remote(unsigned int size)
+{
+	struct bench_ctx ctx = { .size = size, .work = remote_work };
+	unsigned int cpus = bench_nr_cpus, i;
+	bool failed = too_big(size, cpus - 1);
+	u64 cycles = 0, ops = 0;
+
+	if (!failed) {
+		failed = run_threads(&ctx, cpus);
+		for (i = 1; i < cpus; i++) {
+			failed |= bench_cpus[i].failed;
+			cycles += bench_cpus[i].cycles[0];
+			ops += bench_cpus[i].ops[0];
+		}
+	}
+	if (failed) {
+		report_error("remote_alloc", size, 0, cpus, "ENOMEM");
+		report_error("remote_free", size, 0, cpus, "ENOMEM");
+		return;
+	}
+	report("remote_alloc", size, 0, cpus, cycles, ops);
+	report("remote_free", size, 0, cpus, bench_cpus[0].cycles[1], bench_cpus[0].ops[1]);
+}
+
+static void bench_bulk(unsigned int size)
+{
+	struct bench_ctx ctx = { .size = size, .work = bulk_work };
+	struct bench_cpu *bc = &bench_cpus[0];
+	char name[32];
+	unsigned int i, k;
+
+	snprintf(name, sizeof(name), "slab_bench-%u", size);
+	ctx.cache = kmem_cache_create(name, size, 0, 0, NULL);
+	for (i = 0; i < ARRAY_SIZE(bulk_counts); i++) {
+		k = bulk_counts[i];
+		ctx.bulk = k;
+		if (!ctx.cache || too_big(size, 1) || run_threads(&ctx, 1) || bc->failed) {
+			report_error("bulk_alloc", size, k, 0, "ENOMEM");
+			report_error("bulk_free", size, k, 0, "ENOMEM");
+			report_error("bulk_pair", size, k, 0, "ENOMEM");
+			continue;
+		}
+		report("bulk_alloc", size, k, 0, bc->cycles[0], bc->ops[0]);
+		report("bulk_free", size, k, 0, bc->cycles[1], bc->ops[1]);
+		report("bulk_pair", size, k, 0, bc->cycles[2], bc->ops[2]);
+	}
+	kmem_cache_destroy(ctx.cache);
+}
+
+static int parse_tests(unsigned int *mask)
+{
+	if (!tests || !strcmp(tests, "all")) {
+		*mask = BENCH_ALL;
+		return 0;
+	}
+	if (kstrtouint(tests, 0, mask) || !*mask || (*mask & ~BENCH_ALL))
+		return -EINVAL;
+	return 0;
+}
+
+static void free_bench_cpus(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < bench_nr_cpus; i++)
+		kvfree(bench_cpus[i].objs);
+	kfree(bench_cpus);
+	bench_cpus = NULL;
+	bench_nr_cpus = 0;
+}
+
+/* One slot per online CPU, each with room for max(n, BULK_MAX) objects. */
+static int alloc_bench_cpus(void)
+{
+	unsigned int cpu, nr = 0, max_cpus = num_online_cpus();
+
+	bench_cpus = kcalloc(max_cpus, sizeof(*bench_cpus), GFP_KERNEL);
+	if (!bench_cpus)
+		return -ENOMEM;
+	for_each_online_cpu(cpu) {
+		if (nr == max_cpus)
+			break;
+		bench_cpus[nr].cpu = cpu;
+		bench_cpus[nr].objs = kvmalloc_array(max(n, BULK_MAX), sizeof(void *), GFP_KERNEL);
+		bench_nr_cpus = ++nr;
+		if (!bench_cpus[nr - 1].objs) {
+			free_bench_cpus();
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int __init slab_bench_init(void)
+{
+	const unsigned int *size_list = default_sizes;
+	unsigned int count = ARRAY_SIZE(default_sizes), mask, i;
+	int err;
+
+	if (parse_tests(&mask)) {
+		pr_err("tests=%s: want all or a bitmask of 1..%lu\n", tests, BENCH_ALL);
+		return -EINVAL;
+	}
+	if (!n) {
+		pr_err("n must be at least 1\n");
+		return -EINVAL;
+	}
+	if (nr_sizes) {
+		size_list = sizes;
+		count = nr_sizes;
+	}
+	for (i = 0; i < count; i++) {
+		if (!size_list[i] || size_list[i] > KMALLOC_MAX_SIZE) {
+			pr_err("size %u out of range 1..%lu\n", size_list[i], KMALLOC_MAX_SIZE);
+			return -EINVAL;
+		}
+	}
+	err = alloc_bench_cpus();
+	if (err) {
+		pr_err("error=ENOMEM: no room for the object arrays\n");
+		return err;
+	}
+	nr_results = 0;
+	nr_errors = 0;
+	pr_info("start n=%u sizes=%u tests=0x%x cpus=%u\n", n, count, mask, bench_nr_cpus);
+
+	for (i = 0; i < count; i++)
+		bench_single(size_list[i], mask);
+	if (mask & BENCH_CONC)
+		for (i = 0; i < count; i++)
+			bench_concurrent(size_list[i]);
+	if (mask & BENCH_REMOTE) {
+		if (bench_nr_cpus < 2)
+			pr_info("case=remote skipped=one_cpu\n");
+		else
+			for (i = 0; i < count; i++)
+				bench_remote(size_list[i]);
+	}
+	if (mask & BENCH_BULK)
+		for (i = 0; i < count; i++)
+			if (size_list[i] <= BULK_MAX_OBJ_SIZE)
+				bench_bulk(size_list[i]);
+
+	free_bench_cpus();
+	pr_info("done cases=%u\n", nr_results);
+	return 0;
+}
+
+static void __exit slab_bench_exit(void)
+{
+}
+
+module_init(slab_bench_init);
+module_exit(slab_bench_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Slab allocator microbenchmarks: kmalloc/kfree, concurrent, remote free, bulk");
