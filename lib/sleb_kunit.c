@@ -354,6 +354,52 @@ static void test_alloc_node(struct kunit *test)
 	kmem_cache_destroy(s);
 }
 
+/*
+ * An object of another node freed here goes to its node's shared array,
+ * not into this CPU's queue, where it would be handed out as a remote
+ * object.
+ */
+static void test_remote_free_routing(struct kunit *test)
+{
+	struct kmem_cache *s = test_cache(test, "sleb-kunit-remote");
+	struct sleb_counts before, after;
+	int local, remote = NUMA_NO_NODE, nid, i;
+	unsigned int queued;
+	void *p[8];
+
+	KUNIT_ASSERT_EQ(test, sleb_test_tune(s, 16, 8, 64), 0);
+	migrate_disable();
+	local = numa_mem_id();
+	for_each_node_state(nid, N_NORMAL_MEMORY)
+		if (nid != local)
+			remote = nid;
+	if (remote == NUMA_NO_NODE) {
+		migrate_enable();
+		kmem_cache_destroy(s);
+		kunit_skip(test, "needs a second node with memory");
+	}
+	for (i = 0; i < ARRAY_SIZE(p); i++) {
+		p[i] = kmem_cache_alloc_node(s, GFP_KERNEL, remote);
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+		KUNIT_EXPECT_EQ(test, page_to_nid(virt_to_page(p[i])), remote);
+	}
+	/* Node requests bypass the queue: nothing was queued here. */
+	KUNIT_EXPECT_EQ(test, sleb_test_queue_count(s), 0U);
+	sleb_test_node_usage(s, remote, &before);
+	queued = sleb_test_queue_count(s);
+	for (i = 0; i < ARRAY_SIZE(p); i++)
+		kmem_cache_free(s, p[i]);
+	KUNIT_EXPECT_EQ(test, sleb_test_queue_count(s), queued);
+	sleb_test_node_usage(s, remote, &after);
+	KUNIT_EXPECT_EQ(test, after.shared, before.shared + ARRAY_SIZE(p));
+	/* And a request for that node gets them back from there. */
+	p[0] = kmem_cache_alloc_node(s, GFP_KERNEL, remote);
+	KUNIT_EXPECT_EQ(test, page_to_nid(virt_to_page(p[0])), remote);
+	kmem_cache_free(s, p[0]);
+	migrate_enable();
+	kmem_cache_destroy(s);
+}
+
 /* === Resizing under load ================================================= */
 
 #define STAMP_IN_USE	0x51eb51eb51eb51ebUL
@@ -445,6 +491,7 @@ static struct kunit_case sleb_test_cases[] = {
 	KUNIT_CASE(test_bulk),
 	KUNIT_CASE(test_shrink),
 	KUNIT_CASE(test_alloc_node),
+	KUNIT_CASE(test_remote_free_routing),
 	KUNIT_CASE(test_resize_under_load),
 	{}
 };

@@ -1576,6 +1576,7 @@ static void count_node(struct kmem_cache *s, int node, struct sleb_counts *c)
 	list_for_each_entry(slab, &n->partial, slab_list) {
 		unsigned int nr = sleb_map_free_count(slab_map(slab), slab->objects);
 
+		c->partial_total += slab->objects;
 		c->free += nr;
 		if (nr == slab->objects)
 			c->empty++;
@@ -1736,6 +1737,26 @@ void sleb_test_usage(struct kmem_cache *s, struct sleb_counts *c)
 	mutex_unlock(&slab_mutex);
 }
 EXPORT_SYMBOL_GPL(sleb_test_usage);
+
+/**
+ * sleb_test_node_usage - count what a cache holds on one node
+ * @s: the cache
+ * @node: the node
+ * @c: filled with the counts of @node
+ *
+ * Return: 0, or -EINVAL if the cache has no structures on @node.
+ */
+int sleb_test_node_usage(struct kmem_cache *s, int node, struct sleb_counts *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (node < 0 || node >= nr_node_ids || !get_node(s, node))
+		return -EINVAL;
+	mutex_lock(&slab_mutex);
+	count_node(s, node, c);
+	mutex_unlock(&slab_mutex);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(sleb_test_node_usage);
 #endif /* CONFIG_SLEB_KUNIT_TEST */
 
 /* === sysfs =============================================================== */
@@ -1823,9 +1844,10 @@ static unsigned long field_queued(const struct sleb_counts *c)
 	return c->queued;
 }
 
-static unsigned long field_free(const struct sleb_counts *c)
+/* As SLUB's objects_partial: objects in use in partial slabs. */
+static unsigned long field_partial_in_use(const struct sleb_counts *c)
 {
-	return c->free;
+	return c->partial_total - c->free;
 }
 
 #define SLEB_COUNT_ATTR(_name, _field)					\
@@ -1839,7 +1861,7 @@ SLEB_COUNT_ATTR(objects, field_in_use);
 SLEB_COUNT_ATTR(total_objects, field_total);
 SLEB_COUNT_ATTR(slabs, field_slabs);
 SLEB_COUNT_ATTR(partial, field_partial);
-SLEB_COUNT_ATTR(objects_partial, field_free);
+SLEB_COUNT_ATTR(objects_partial, field_partial_in_use);
 SLEB_COUNT_ATTR(shared_objects, field_shared);
 SLEB_COUNT_ATTR(queued_objects, field_queued);
 

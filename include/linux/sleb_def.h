@@ -146,7 +146,8 @@ struct kmem_cache {
  * @partial: slabs on the partial lists
  * @empty: partial slabs without an object in use
  * @total: objects in the slabs
- * @free: free objects in the slabs (bits set)
+ * @partial_total: objects in the partial slabs
+ * @free: free objects in the slabs (bits set; full slabs have none)
  * @shared: free objects in the shared arrays
  * @queued: free objects in the per-cpu queues
  */
@@ -155,6 +156,7 @@ struct sleb_counts {
 	unsigned long partial;
 	unsigned long empty;
 	unsigned long total;
+	unsigned long partial_total;
 	unsigned long free;
 	unsigned long shared;
 	unsigned long queued;
@@ -178,6 +180,7 @@ int sleb_test_tune(struct kmem_cache *s, unsigned int queue, unsigned int batch,
 		   unsigned int shared);
 unsigned int sleb_test_queue_count(struct kmem_cache *s);
 void sleb_test_usage(struct kmem_cache *s, struct sleb_counts *c);
+int sleb_test_node_usage(struct kmem_cache *s, int node, struct sleb_counts *c);
 #endif
 
 #ifdef CONFIG_SYSFS
