@@ -404,49 +404,82 @@ static void slab_after_put(struct kmem_cache *s, struct kmem_cache_node *n,
 	node_add_partial(n, slab, true);
 }
 
-/*
- * Return objects to their slabs.  The objects may belong to any slab of any
- * node; consecutive objects of one slab are handled as one run under one
- * acquisition of their node's list_lock.  Interrupts must be disabled.
- */
-static void sleb_free_to_slabs(struct kmem_cache *s, void * const *objs, unsigned int nr)
+/* The slab of an object being freed, or NULL (reported) if it has none. */
+static struct slab *slab_of_freed(struct kmem_cache *s, void *x)
 {
-	struct kmem_cache_node *locked = NULL;
-	enum sleb_put_result result;
-	LIST_HEAD(discard);
-	unsigned int i = 0;
+	struct slab *slab = virt_to_slab(x);
 
-	lockdep_assert_irqs_disabled();
+	if (unlikely(!slab)) {
+		sleb_report_bad_free(s, x, "free of a non-slab pointer");
+		return NULL;
+	}
+	if (unlikely(slab->slab_cache != s)) {
+		sleb_report_bad_free(s, x, "free into the wrong cache");
+		return NULL;
+	}
+	return slab;
+}
+
+/*
+ * Return the objects at the start of @objs that belong to node @n, a run
+ * of a slab at a time.  Stops at the first object of another node or
+ * without a slab of this cache.  Returns how many objects it consumed.
+ */
+static unsigned int node_put(struct kmem_cache *s, struct kmem_cache_node *n,
+			     void * const *objs, unsigned int nr, struct list_head *discard)
+{
+	enum sleb_put_result result;
+	unsigned int i = 0, done;
+
+	lockdep_assert_held(&n->list_lock);
 	while (i < nr) {
 		struct slab *slab = virt_to_slab(objs[i]);
-		struct kmem_cache_node *n;
-		unsigned int done;
 
-		if (unlikely(!slab || slab->slab_cache != s)) {
-			sleb_report_bad_free(s, objs[i], slab ? "free into the wrong cache" :
-					     "free of a non-slab pointer");
+		if (!slab || slab->slab_cache != s || get_node(s, slab_nid(slab)) != n)
+			break;
+		done = sleb_map_put(slab_map(slab), slab->objects, slab_base(s, slab),
+				    s->size, s->reciprocal_size, objs + i, nr - i, &result);
+		if (unlikely(!done)) {
+			/* In the slab's pages, but in its bitmap or its waste. */
+			sleb_report_bad_free(s, objs[i], "free of a pointer past the slab's objects");
 			i++;
 			continue;
 		}
-		n = get_node(s, slab_nid(slab));
-		if (n != locked) {
-			if (locked)
-				spin_unlock(&locked->list_lock);
-			spin_lock(&n->list_lock);
-			locked = n;
-		}
-		done = sleb_map_put(slab_map(slab), slab->objects, slab_base(s, slab),
-				    s->size, s->reciprocal_size, objs + i, nr - i, &result);
 		if (unlikely(result == SLEB_PUT_MISALIGNED))
 			sleb_report_bad_free(s, objs[i + done - 1],
 					     "free of a pointer inside an object");
 		else if (unlikely(result == SLEB_PUT_DOUBLE_FREE))
 			sleb_report_bad_free(s, objs[i + done - 1], "double free");
-		slab_after_put(s, n, slab, &discard);
+		slab_after_put(s, n, slab, discard);
 		i += done;
 	}
-	if (locked)
-		spin_unlock(&locked->list_lock);
+	return i;
+}
+
+/*
+ * Return objects to their slabs.  The objects may belong to any slab of any
+ * node; consecutive objects of one node are handled under one acquisition
+ * of its list_lock.  Interrupts must be disabled.
+ */
+static void sleb_free_to_slabs(struct kmem_cache *s, void * const *objs, unsigned int nr)
+{
+	LIST_HEAD(discard);
+	unsigned int i = 0;
+
+	lockdep_assert_irqs_disabled();
+	while (i < nr) {
+		struct slab *slab = slab_of_freed(s, objs[i]);
+		struct kmem_cache_node *n;
+
+		if (!slab) {
+			i++;
+			continue;
+		}
+		n = get_node(s, slab_nid(slab));
+		spin_lock(&n->list_lock);
+		i += node_put(s, n, objs + i, nr - i, &discard);
+		spin_unlock(&n->list_lock);
+	}
 	sleb_discard_list(s, &discard);
 }
 
