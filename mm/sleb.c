@@ -441,7 +441,8 @@ static unsigned int node_put(struct kmem_cache *s, struct kmem_cache_node *n,
 				    s->size, s->reciprocal_size, objs + i, nr - i, &result);
 		if (unlikely(!done)) {
 			/* In the slab's pages, but in its bitmap or its waste. */
-			sleb_report_bad_free(s, objs[i], "free of a pointer past the slab's objects");
+			sleb_report_bad_free(s, objs[i],
+					     "free of a pointer past the slab's objects");
 			i++;
 			continue;
 		}

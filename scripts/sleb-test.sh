@@ -144,11 +144,532 @@ cmd_test() {
 		test_kernel "$alloc" "$v" "$alloc-$v" suite.sh
 		test_kernel "$alloc" "$v" "$alloc-$v-init_on" meminit.sh "init_on_alloc=1 init_on_free=1"
 	done
+	RUN_NUMA=2
+	test_kernel "$alloc" fast "$alloc-fast-numa2" numa.sh
+	RUN_NUMA=1
 	echo "# took $(($(date +%s) - t0)) s"
 	echo "$T_PASS passed, $T_FAIL failed"
 	[ "$T_FAIL" = 0 ]
 }
 
+# --- bench --------------------------------------------------------------
+
+KBENCH_SRC=$SLEB_TOP/tools/testing/sleb/kbench
+
+# build_kbench OUT: the kbench module (tools/testing/sleb/kbench) built out
+# of tree against the kernel build OUT, in OUT/kbench; sets KBENCH_KO.
+# Returns 1 with a note when it cannot be built.
+build_kbench() {
+	local out=$1 dir=$1/kbench f
+	KBENCH_KO=""
+	if [ ! -f "$out/include/generated/autoconf.h" ] || [ ! -f "$out/vmlinux.symvers" ]; then
+		note "kbench: no finished kernel build in $out"
+		return 1
+	fi
+	if ! grep -q '^CONFIG_MODULES=y' "$out/.config"; then
+		note "kbench: the kernel of $out has no CONFIG_MODULES"
+		return 1
+	fi
+	mkdir -p "$dir"
+	for f in Kbuild slab_bench.c; do
+		cmp -s "$KBENCH_SRC/$f" "$dir/$f" || cp "$KBENCH_SRC/$f" "$dir/$f"
+	done
+	: >"$dir/build.log"
+	# A bzImage build does not make the module linker script.
+	if [ ! -f "$out/scripts/module.lds" ] &&
+		! make -C "$WORK" O="$out" CC="ccache gcc" HOSTCC="ccache gcc" modules_prepare >"$dir/build.log" 2>&1; then
+		note "kbench: make modules_prepare in $out failed (log: $dir/build.log)"
+		return 1
+	fi
+	# vmlinux.symvers as extra symbols: modpost checks the module's imports
+	# without the Module.symvers of a "make modules".
+	if ! make -C "$WORK" O="$out" CC="ccache gcc" HOSTCC="ccache gcc" M="$dir" \
+		KBUILD_EXTRA_SYMBOLS="$out/vmlinux.symvers" modules >>"$dir/build.log" 2>&1; then
+		grep -E 'error|Error' "$dir/build.log" | head -n 20 >&2 || true
+		note "kbench: build against $(basename "$out") failed (log: $dir/build.log)"
+		return 1
+	fi
+	KBENCH_KO=$dir/slab_bench.ko
+	[ -f "$KBENCH_KO" ] || {
+		note "kbench: no $KBENCH_KO after the build (log: $dir/build.log)"
+		return 1
+	}
+}
+
+# kbench_smoke OUT: build the kbench module against the kernel build OUT and
+# print the GUEST_FILES entry that puts it where scripts/guest/kbench-smoke.sh
+# looks for it; returns 1 when it does not build.  For example:
+#   files=$(kbench_smoke "$OUT") && GUEST_FILES=$files guest_run ... kbench-smoke.sh ...
+kbench_smoke() {
+	build_kbench "$1" || return 1
+	echo "$KBENCH_KO:/kbench/slab_bench.ko"
+}
+
+# bench_parse ROUND ALLOC LOG: the SLEB-BENCH lines of a console log as rows
+# of samples.csv (round,alloc,metric,params,value,unit,timing_mode).
+bench_parse() {
+	sed 's/^\[ *[0-9.]*\] //' "$3" | awk -v round="$1" -v alloc="$2" -v mode="$BENCH_MODE" '
+		function row(metric, params, value, unit) {
+			if (value !~ /^[0-9]+(\.[0-9]+)?$/)
+				return
+			printf "%s,%s,%s,%s,%s,%s,\"%s\"\n", round, alloc, metric, params, value, unit, mode
+		}
+		/^SLEB-BENCH: / {
+			split("", kv)
+			for (i = 3; i <= NF; i++) {
+				k = $i; sub(/=.*/, "", k)
+				v = $i; sub(/^[^=]*=/, "", v)
+				kv[k] = v
+			}
+			kind = $2
+			if (kind == "hackbench")
+				row("hackbench", "mode=" kv["mode"] " kind=" kv["kind"] " groups=" kv["groups"] " loops=" kv["loops"],
+					kv["seconds"], "s")
+			else if (kind == "rr")
+				row("rr", "proto=" kv["proto"] " pairs=" kv["pairs"], kv["rate"], "transactions/s")
+			else if (kind == "kbench" && ("cycles_per_op" in kv)) {
+				p = "case=" kv["case"] " size=" kv["size"]
+				if ("bulk" in kv) p = p " bulk=" kv["bulk"]
+				if ("cpus" in kv) p = p " cpus=" kv["cpus"]
+				row("kbench", p, kv["cycles_per_op"], "cycles")
+			} else if (kind == "mem") {
+				row("slab_kb", "phase=" kv["phase"], kv["slab_kb"], "kB")
+				row("sunreclaim_kb", "phase=" kv["phase"], kv["sunreclaim_kb"], "kB")
+			} else if (kind == "slabs" && ("partial" in kv))
+				row("partial_slabs", "phase=" kv["phase"] " source=" kv["source"], kv["partial"], "slabs")
+		}'
+}
+
+# bench_text ALLOC OUT: the text size of vmlinux and of the allocator's object.
+bench_text() {
+	local alloc=$1 out=$2 t
+	t=$(size "$out/vmlinux" 2>/dev/null | awk 'NR == 2 { print $1 }') || t=""
+	[ -n "$t" ] && echo "0,$alloc,text_bytes,object=vmlinux,$t,bytes,static"
+	t=$(size "$out/mm/$alloc.o" 2>/dev/null | awk 'NR == 2 { print $1 }') || t=""
+	[ -n "$t" ] && echo "0,$alloc,text_bytes,object=mm/ALLOC.o,$t,bytes,static"
+	return 0
+}
+
+# bench_report DIR: results.md and the plots from DIR/samples.csv.
+bench_report() {
+	/usr/bin/python3 - "$1" <<'PYEOF'
+import csv, math, os, re, statistics, subprocess, sys
+
+out = sys.argv[1]
+meta = {}
+for line in open(os.path.join(out, "meta.txt")):
+    if "=" in line:
+        k, v = line.rstrip("\n").split("=", 1)
+        meta[k] = v
+allocs = meta["allocs"].split()
+mode = meta["timing_mode"]
+
+METRICS = [
+    ("hackbench", "hackbench time", "s, lower is better"),
+    ("rr", "sleb_rr loopback request/response rate", "transactions/s, higher is better"),
+    ("kbench", "kbench module (tools/testing/sleb/kbench)", "cycles per op (get_cycles), lower is better"),
+    ("slab_kb", "Slab in /proc/meminfo", "kB, lower is better"),
+    ("sunreclaim_kb", "SUnreclaim in /proc/meminfo", "kB, lower is better"),
+    ("partial_slabs", "partial slabs", "slabs, lower is better"),
+    ("text_bytes", "kernel text size", "bytes, lower is better"),
+]
+rank = {m[0]: i for i, m in enumerate(METRICS)}
+values = {}
+seen = {}
+
+
+def seen_rank(s):
+    return seen.setdefault(s, len(seen))
+
+
+with open(os.path.join(out, "samples.csv")) as f:
+    for r in csv.DictReader(f):
+        key = (r["metric"], r["params"])
+        values.setdefault(key, {}).setdefault(r["alloc"], []).append(float(r["value"]))
+        for tok in r["params"].split():
+            seen_rank(tok.split("=", 1)[-1])
+
+
+def param_key(params):
+    key = []
+    for tok in params.split():
+        k, _, v = tok.partition("=")
+        key.append((0, int(v), "") if v.isdigit() else (1, seen_rank(v), v))
+    return key
+
+
+def fmt(v):
+    if v is None:
+        return "-"
+    if abs(v) >= 100 or v == int(v):
+        return "%.0f" % v
+    if abs(v) >= 1:
+        return "%.2f" % v
+    return "%.3f" % v
+
+
+ratio_pairs = [(a, ref) for ref in ("slub", "slab") if ref in allocs for a in allocs if a != ref]
+med = {}
+for key, per in values.items():
+    for a, vs in per.items():
+        med[(key, a)] = statistics.median(vs)
+
+lines = []
+w = lines.append
+w("# SLEB benchmark results")
+w("")
+w("- date: %s" % meta.get("date", "?"))
+w("- timing: **%s** (accelerator %s)" % (mode, meta.get("accel", "?")))
+w("- kernels: %s, variant fast; base %s" % (", ".join(allocs), meta.get("base", "?")))
+w("- source: %s" % meta.get("commit", "?"))
+w("- rounds: %s, interleaved (%s, ...)" % (meta.get("rounds", "?"), " ".join(allocs)))
+w("- hackbench loops: %s / groups; kbench n=%s; sleb_rr %s s per protocol"
+  % (meta.get("loops", "?"), meta.get("kbench_n", "?"), meta.get("rr_seconds", "?")))
+w("- host: %s" % meta.get("host", "?"))
+w("")
+w("Each cell is the median over the rounds and [min-max]; a ratio is the median of the first")
+w("allocator over the median of the second (below 1 is less time, cycles or memory; above 1")
+w("is a higher rate for rr).  Samples: samples.csv; consoles: logs/.")
+w("")
+
+# Geometric means of the ratios per metric: the headline.
+w("## Summary: geometric mean of the median ratios")
+w("")
+hdr = ["metric", "rows"] + ["%s/%s" % p for p in ratio_pairs]
+w("| " + " | ".join(hdr) + " |")
+w("|" + "---|" * len(hdr))
+for m, title, unit in METRICS:
+    keys = [k for k in values if k[0] == m]
+    if not keys:
+        continue
+    cells = [m, str(len(keys))]
+    for a, ref in ratio_pairs:
+        logs = [math.log(med[(k, a)] / med[(k, ref)]) for k in keys
+                if (k, a) in med and (k, ref) in med and med[(k, a)] > 0 and med[(k, ref)] > 0]
+        cells.append("%.3f" % math.exp(sum(logs) / len(logs)) if logs else "-")
+    w("| " + " | ".join(cells) + " |")
+w("")
+
+for m, title, unit in METRICS:
+    keys = sorted((k for k in values if k[0] == m), key=lambda k: param_key(k[1]))
+    if not keys:
+        continue
+    w("## %s (%s)" % (title, unit))
+    w("")
+    if m == "partial_slabs":
+        w("source=sysfs: sum of /sys/kernel/slab/*/partial over real caches (not alias links);")
+        w("source=slabinfo: num_slabs - active_slabs of /proc/slabinfo, which for SLAB counts its")
+        w("empty slabs; SLOB has neither.")
+        w("")
+    if m == "text_bytes":
+        w("`size` text of vmlinux and of mm/<allocator>.o (mm/slub.o, mm/slab.o, mm/sleb.o, mm/slob.o).")
+        w("")
+    if m == "kbench":
+        w("conc_*: one kthread per online CPU at once, average or maximum over the CPUs;")
+        w("remote_*: the other CPUs allocate, the first CPU frees; bulk_*: cycles per object.")
+        w("")
+    hdr = ["params"] + allocs + ["%s/%s" % p for p in ratio_pairs]
+    w("| " + " | ".join(hdr) + " |")
+    w("|" + "---|" * len(hdr))
+    for k in keys:
+        cells = [k[1]]
+        for a in allocs:
+            vs = values[k].get(a)
+            if not vs:
+                cells.append("-")
+            elif len(vs) == 1:
+                cells.append(fmt(vs[0]))
+            else:
+                cells.append("%s [%s-%s]" % (fmt(med[(k, a)]), fmt(min(vs)), fmt(max(vs))))
+        for a, ref in ratio_pairs:
+            if (k, a) in med and (k, ref) in med and med[(k, ref)] > 0:
+                cells.append("%.2f" % (med[(k, a)] / med[(k, ref)]))
+            else:
+                cells.append("-")
+        w("| " + " | ".join(cells) + " |")
+    w("")
+
+# Kernel configurations: the allocator's own options, and anything else that differs.
+own = re.compile(r"^CONFIG_(SLAB|SLOB)$|^CONFIG_(SLUB|SLEB)($|_)")
+selected = {"CONFIG_HAVE_ALIGNED_STRUCT_PAGE", "CONFIG_STACKDEPOT"}
+configs = {}
+for line in open(os.path.join(out, "kernels.txt")):
+    a, d = line.split()
+    cfg = {}
+    for l in open(os.path.join(d, ".config")):
+        mt = re.match(r"^(CONFIG_[A-Za-z0-9_]+)=(.*)$", l)
+        if mt:
+            cfg[mt.group(1)] = mt.group(2)
+    configs[a] = cfg
+if configs:
+    w("## Kernel configurations")
+    w("")
+    w("Options of the allocators themselves (set in scripts/config/alloc-*.config or selected):")
+    w("")
+    for a in allocs:
+        if a in configs:
+            opts = sorted(o + "=" + v for o, v in configs[a].items() if own.match(o) or o in selected)
+            w("- %s: %s" % (a, " ".join(opts)))
+    w("")
+    names = set()
+    for cfg in configs.values():
+        names |= set(cfg)
+    diff = sorted(o for o in names if not own.match(o) and o not in selected
+                  and len({cfg.get(o, "n") for cfg in configs.values()}) > 1)
+    if diff:
+        w("Other options that differ between the kernels (some are inherent, e.g. SLOB cannot")
+        w("have MEMCG_KMEM or SLAB_FREELIST_RANDOM):")
+        w("")
+        w("| option | " + " | ".join(a for a in allocs if a in configs) + " |")
+        w("|" + "---|" * (1 + len(configs)))
+        for o in diff:
+            w("| %s | %s |" % (o, " | ".join(configs[a].get(o, "n") for a in allocs if a in configs)))
+    else:
+        w("All other options are identical.")
+    w("")
+
+errs = os.path.join(out, "errors.txt")
+if os.path.exists(errs) and os.path.getsize(errs):
+    w("## Problems")
+    w("")
+    for l in open(errs):
+        w("- " + l.rstrip("\n"))
+    w("")
+
+# Plots.
+pdir = os.path.join(out, "plot")
+os.makedirs(pdir, exist_ok=True)
+
+
+def series(metric, match, xparam):
+    """{alloc: [(x, median, min, max)]} for the rows of metric whose params match."""
+    res = {}
+    for (m, params), per in values.items():
+        if m != metric:
+            continue
+        p = dict(t.split("=", 1) for t in params.split())
+        if any(p.get(k) != v for k, v in match.items()):
+            continue
+        for a, vs in per.items():
+            res.setdefault(a, []).append((float(p[xparam]), statistics.median(vs), min(vs), max(vs)))
+    return res
+
+
+def panels_script(png, panels, xlabel, ylabel, logx, logy, layout):
+    gp = []
+    panels = [(t, s) for t, s in panels if s]
+    if not panels:
+        return None
+    rows, cols = layout
+    while rows * cols - cols >= len(panels) and rows > 1:
+        rows -= 1
+    gp.append('set terminal pngcairo noenhanced size %d,%d font ",9"' % (480 * cols, 360 * rows))
+    gp.append('set output "%s"' % png)
+    gp.append('set multiplot layout %d,%d title "%s"' % (rows, cols, mode))
+    gp.append('set xlabel "%s"; set ylabel "%s"; set key top left; set grid' % (xlabel, ylabel))
+    gp.append("set logscale x 2" if logx else "unset logscale x")
+    gp.append("set logscale y" if logy else "unset logscale y")
+    for n, (title, s) in enumerate(panels):
+        plots = []
+        for a in allocs:
+            if a not in s:
+                continue
+            fn = os.path.join(pdir, "%s-%d-%s.dat" % (os.path.basename(png)[:-4], n, a))
+            with open(fn, "w") as f:
+                for x, md, lo, hi in sorted(s[a]):
+                    f.write("%g %g %g %g\n" % (x, md, lo, hi))
+            plots.append('"%s" using 1:2:3:4 with yerrorlines title "%s"' % (fn, a))
+        gp.append('set title "%s"' % title)
+        gp.append("plot " + ", ".join(plots))
+    gp.append("unset multiplot")
+    return "\n".join(gp) + "\n"
+
+
+scripts = []
+hb = []
+for md in ("socket", "pipe"):
+    for kind in ("process", "thread"):
+        hb.append(("hackbench %s %s" % (md, kind), series("hackbench", {"mode": md, "kind": kind}, "groups")))
+scripts.append(panels_script(os.path.join(out, "hackbench.png"), hb, "groups", "seconds", False, False, (2, 2)))
+kb = []
+for case in ("seq_alloc", "seq_free", "pair", "conc_pair_avg", "conc_alloc_max", "remote_free"):
+    kb.append(("kbench %s" % case, series("kbench", {"case": case}, "size")))
+scripts.append(panels_script(os.path.join(out, "kbench.png"), kb, "object size (bytes)", "cycles per op",
+                             True, True, (2, 3)))
+bk = []
+for size in ("64", "256", "1024", "4096"):
+    bk.append(("bulk_pair size %s" % size, series("kbench", {"case": "bulk_pair", "size": size}, "bulk")))
+scripts.append(panels_script(os.path.join(out, "kbench-bulk.png"), bk, "objects per bulk call",
+                             "cycles per object", True, True, (2, 2)))
+pngs = []
+for n, gp in enumerate(s for s in scripts if s):
+    fn = os.path.join(pdir, "plot%d.gp" % n)
+    with open(fn, "w") as f:
+        f.write(gp)
+    r = subprocess.run(["gnuplot", fn], capture_output=True, text=True)
+    png = re.search(r'set output "([^"]*)"', gp).group(1)
+    if r.returncode == 0 and os.path.exists(png):
+        pngs.append(os.path.basename(png))
+    else:
+        sys.stderr.write("sleb: gnuplot %s failed: %s\n" % (fn, r.stderr.strip()[-300:]))
+if pngs:
+    w("## Plots")
+    w("")
+    for p in pngs:
+        w("![%s](%s)" % (p, p))
+    w("")
+
+with open(os.path.join(out, "results.md"), "w") as f:
+    f.write("\n".join(lines))
+PYEOF
+}
+
 cmd_bench() {
-	die "bench: not implemented yet (issue 6)"
+	local quick=0 rounds="" out="" list="" icount=0 nobuild=0 a r allocs="" seen=" " wrapper log n
+	local loops kbench_n rr_seconds accel failed=0 errs
+	declare -A kernels kos
+	for a in "$@"; do
+		case $a in
+		--quick) quick=1 ;;
+		--rounds=*) rounds=${a#*=} ;;
+		--out=*)
+			out=${a#*=}
+			[ -n "$out" ] || die "bench: --out needs a folder"
+			;;
+		--allocs=*)
+			list=${a#*=}
+			[ -n "$list" ] || die "bench: --allocs needs a list, e.g. --allocs=sleb,slub"
+			;;
+		--icount) icount=1 ;;
+		--no-build) nobuild=1 ;;
+		*) die "bench: unknown option '$a' (see scripts/sleb help)" ;;
+		esac
+	done
+	if [ -z "$rounds" ]; then
+		rounds=5
+		[ "$quick" = 1 ] && rounds=2
+	fi
+	case $rounds in '' | *[!0-9]*) die "bench: bad --rounds '$rounds' (a number, 1..100)" ;; esac
+	[ "$rounds" -ge 1 ] && [ "$rounds" -le 100 ] || die "bench: --rounds must be 1..100"
+	if [ -z "$list" ]; then
+		list="sleb,slub,slab,slob"
+		[ -f "$SLEB_TOP/mm/sleb.c" ] || list="slub,slab,slob"
+	fi
+	for a in $(echo "$list" | tr ',' ' '); do
+		check_alloc "$a"
+		case $seen in *" $a "*) die "bench: --allocs names $a twice" ;; esac
+		seen="$seen$a "
+		allocs="$allocs $a"
+	done
+	allocs=${allocs# }
+	[ -n "$allocs" ] || die "bench: --allocs names no allocator"
+	loops=800
+	kbench_n=10000
+	rr_seconds=2
+	[ -n "$out" ] || out=$SLEB_CACHE/bench/$(date +%Y%m%d-%H%M%S)
+	mkdir -p "$out/logs" || die "bench: cannot create $out"
+	out=$(cd "$out" && pwd)
+	: >"$out/samples.csv.tmp"
+	: >"$out/errors.txt"
+	: >"$out/kernels.txt"
+	ensure_pkgs python3
+	command -v gnuplot >/dev/null || ensure_pkgs gnuplot-nox
+
+	# The fast variant of each allocator: the same base.config and
+	# variant-fast.config, only alloc-*.config differs.
+	if [ "$nobuild" = 1 ]; then
+		prepare_source
+	fi
+	for a in $allocs; do
+		if [ "$nobuild" = 1 ]; then
+			OUT=$(build_dir "$a" fast)
+			KERNEL=$OUT/arch/x86/boot/bzImage
+			[ -f "$KERNEL" ] || die "bench: --no-build, but there is no $a-fast kernel ($KERNEL)"
+		else
+			build_kernel "$a" fast
+		fi
+		build_kbench "$OUT" || die "bench: the kbench module does not build against $a-fast"
+		kernels[$a]=$KERNEL
+		kos[$a]=$KBENCH_KO
+		echo "$a $OUT" >>"$out/kernels.txt"
+		bench_text "$a" "$OUT" >>"$out/samples.csv.tmp"
+		[ -f "$OUT/config.dropped" ] && sed "s/^/$a-fast: /" "$OUT/config.dropped" >>"$out/config-dropped.txt"
+	done
+	guest_base_initramfs
+
+	if [ "$icount" = 1 ]; then
+		RUN_ICOUNT=1 RUN_SMP=1 accel=tcg-icount
+		BENCH_MODE="icount shift=0 (instructions), -smp 1"
+	else
+		RUN_ICOUNT=0 RUN_SMP=2
+		a=${allocs%% *}
+		accel=$(probe_accel "${kernels[$a]}")
+		if [ "$accel" = kvm ]; then
+			BENCH_MODE="KVM wall clock, -smp 2"
+		else
+			BENCH_MODE="TCG wall clock, -smp 2"
+		fi
+	fi
+	RUN_VARIANT=fast RUN_NUMA=1 RUN_MEM=1G RUN_APPEND="" RUN_QUIET=1 RUN_TIMEOUT=1800
+	[ "$icount" = 1 ] && RUN_TIMEOUT=3600
+	{
+		echo "date=$(date '+%Y-%m-%d %H:%M:%S %Z')"
+		echo "timing_mode=$BENCH_MODE"
+		echo "accel=$accel"
+		echo "allocs=$allocs"
+		echo "rounds=$rounds"
+		echo "loops=$loops"
+		echo "kbench_n=$kbench_n"
+		echo "rr_seconds=$rr_seconds"
+		echo "base=$(base_version) + $(series_patches | wc -l) patches"
+		echo "commit=$(git -C "$SLEB_TOP" describe --always --dirty 2>/dev/null || echo unknown)"
+		echo "host=$(nproc) CPUs, $(uname -r)"
+	} >"$out/meta.txt"
+	wrapper=$out/guest-bench.sh
+	cat >"$wrapper" <<EOF
+SLEB_BENCH_LOOPS=$loops
+SLEB_BENCH_KBENCH_N=$kbench_n
+SLEB_BENCH_RR_SECONDS=$rr_seconds
+. /sleb/guest/bench.sh
+EOF
+	note "bench: $allocs, $rounds round(s), $BENCH_MODE; results in $out"
+
+	# Interleaved: A B C, A B C, ... so that drift of the host hits all alike.
+	for ((r = 1; r <= rounds; r++)); do
+		for a in $allocs; do
+			RUN_ALLOC=$a
+			log=$out/logs/round$r-$a.log
+			GUEST_FILES="${kos[$a]}:/kbench/slab_bench.ko" guest_run "${kernels[$a]}" "$wrapper" "$log" || true
+			n=$(bench_parse "$r" "$a" "$log" | tee -a "$out/samples.csv.tmp" | wc -l)
+			sed 's/^\[ *[0-9.]*\] //' "$log" | grep -a '^SLEB-BENCH: error ' | sed "s/^SLEB-BENCH: error /round $r $a: /" >>"$out/errors.txt" || true
+			if [ "$GUEST_RC" != 0 ]; then
+				failed=1
+				if [ "$GUEST_RC" = 255 ]; then
+					echo "round $r $a: $GUEST_ERROR (console: logs/$(basename "$log"))" >>"$out/errors.txt"
+				else
+					echo "round $r $a: the guest script exited $GUEST_RC (console: logs/$(basename "$log"))" >>"$out/errors.txt"
+				fi
+			fi
+			errs=$(console_errors "$log")
+			if [ -n "$errs" ]; then
+				failed=1
+				echo "$errs" | head -n 3 | sed "s/^/round $r $a: kernel: /" >>"$out/errors.txt"
+			fi
+			note "bench: round $r/$rounds $a: $n samples, status $GUEST_RC, ${GUEST_SECONDS} s"
+		done
+	done
+
+	{
+		echo "round,alloc,metric,params,value,unit,timing_mode"
+		cat "$out/samples.csv.tmp"
+	} >"$out/samples.csv"
+	rm -f "$out/samples.csv.tmp"
+	bench_report "$out" || die "bench: the report failed (samples in $out/samples.csv)"
+	if [ -s "$out/errors.txt" ]; then
+		note "bench: problems (also in results.md):"
+		sed 's/^/  /' "$out/errors.txt" | head -n 20 >&2
+	fi
+	note "bench: $BENCH_MODE; results.md, samples.csv and plots in:"
+	echo "$out"
+	[ "$failed" = 0 ]
 }
