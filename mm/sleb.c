@@ -384,6 +384,9 @@ static void slab_after_put(struct kmem_cache *s, struct kmem_cache_node *n,
 {
 	unsigned long *map = slab_map(slab);
 
+	/* Nothing came back (a rejected free): a full slab stays full. */
+	if (sleb_map_none_free(map, slab->objects))
+		return;
 	if (!sleb_map_all_free(map, slab->objects)) {
 		if (slab->list == SLEB_LIST_FULL) {
 			node_unlist(n, slab);
@@ -391,11 +394,7 @@ static void slab_after_put(struct kmem_cache *s, struct kmem_cache_node *n,
 		}
 		return;
 	}
-	if (n->nr_partial >= s->min_partial && slab->list == SLEB_LIST_PARTIAL) {
-		node_remove_slab(n, slab, discard);
-		return;
-	}
-	if (slab->list == SLEB_LIST_FULL && n->nr_partial >= s->min_partial) {
+	if (n->nr_partial >= s->min_partial) {
 		node_remove_slab(n, slab, discard);
 		return;
 	}

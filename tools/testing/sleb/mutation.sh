@@ -1,0 +1,72 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Mutation check of the fuzzer: builds fuzz_standalone against copies of
+# mm/sleb_map.h with one bug injected each (the real header is not
+# touched) and runs it on the corpus for SECONDS.  A mutant is caught when
+# the run fails (a violation, a sanitizer report, or a hang).  Prints one
+# "ok - mutation: ..." or "not ok - mutation: ..." line per mutant and exits
+# non-zero when one survived.
+#
+# Usage: ./mutation.sh BUILDDIR [SECONDS]	(from tools/testing/sleb; make
+#	 mutation-check sets CC, CFLAGS and SLEB_MAP_H, the header to mutate)
+set -u
+b=$1
+seconds=${2:-10}
+hdr=${SLEB_MAP_H:-../../../mm/sleb_map.h}
+case $b in
+/*) ;;
+*) b=$(pwd)/$b ;;
+esac
+CC=${CC:-gcc}
+CFLAGS=${CFLAGS:--g -O1 -Wall -Werror -fsanitize=address,undefined -fno-sanitize-recover=all}
+status=0
+
+# mutant NAME DESCRIPTION SED-EXPRESSION
+mutant() {
+	name=$1 desc=$2 expr=$3
+	d=$b/mutants/$name
+	mkdir -p "$d"
+	sed -e "$expr" "$hdr" >"$d/sleb_map.h"
+	if cmp -s "$hdr" "$d/sleb_map.h"; then
+		echo "not ok - mutation: $desc is caught (the pattern no longer matches mm/sleb_map.h: update mutation.sh)"
+		status=1
+		return
+	fi
+	# shellcheck disable=SC2086
+	if ! $CC $CFLAGS -DSLEB_FUZZ_STANDALONE -DSLEB_MAP_HEADER="\"$d/sleb_map.h\"" \
+		-o "$d/fuzz" fuzz.c >"$d/build.log" 2>&1; then
+		echo "not ok - mutation: $desc is caught (the mutant does not build, see $d/build.log)"
+		status=1
+		return
+	fi
+	timeout $((seconds + 20)) "$d/fuzz" --seconds="$seconds" --crash-file="$d/crash" \
+		corpus/* >"$d/run.log" 2>&1
+	rc=$?
+	if [ $rc = 0 ]; then
+		echo "not ok - mutation: $desc is caught (it survived $seconds s of fuzzing)"
+		status=1
+		return
+	fi
+	echo "ok - mutation: $desc is caught"
+	if [ $rc = 124 ]; then
+		echo "#   $name: the run hung"
+	else
+		echo "#   $name: $(grep -m1 -E 'VIOLATION|ERROR: |runtime error|BUG' "$d/run.log" |
+			sed -e 's/^==[0-9]*==//' | cut -c1-150)"
+	fi
+}
+
+mutant put-bound "injected off-by-one in sleb_map_put" \
+	's/for (i = 0; i < nr; i++) {/for (i = 0; i <= nr; i++) {/'
+mutant put-step "injected wrong index step in sleb_map_put" \
+	's/idx--;/idx++;/'
+mutant take-bound "injected off-by-one in sleb_map_take" \
+	's/while (word \&\& taken < max) {/while (word \&\& taken <= max) {/'
+mutant layout-map "injected bitmap/object overlap in sleb_slab_objects" \
+	's/BITS_TO_LONGS(n) \* sizeof(long) > bytes/BITS_TO_LONGS(n) * sizeof(int) > bytes/'
+mutant array-room "injected off-by-one in sleb_array_add" \
+	's/unsigned int room = a->size - a->count;/unsigned int room = a->size - a->count + 1;/'
+mutant array-drop "injected off-by-one in sleb_array_drop_oldest" \
+	's/memmove(a->objects, a->objects + nr, a->count/memmove(a->objects, a->objects + nr - 1, a->count/'
+exit $status
