@@ -5,6 +5,9 @@
 SERIES_GIT=$SLEB_CACHE/series/git
 SERIES_AUTHOR="SLEB developers <sleb@example.org>"
 SERIES_SOB="Signed-off-by: $SERIES_AUTHOR"
+# Userspace code under tools/testing/sleb (patch 5) spells out GCC attributes,
+# as tools/ does, and defines libFuzzer's entry point and sanitizer hook.
+SERIES_TOOLS_EXCEPTIONS="0005-tools-testing-sleb-[^:]*:[0-9]*: (WARNING: Prefer (noinline|__noclone|__printf|__noreturn|__weak)|ERROR: Using weak declarations|CHECK: Avoid CamelCase: <LLVMFuzzerTestOneInput>)"
 # checkpatch reads 'source "mm/Kconfig.sleb"' in mm/Kconfig as the file naming itself.
 SERIES_KCONFIG_EXCEPTION="0002-mm-sleb-add-SLEB-the-Enhanced-Slab-Allocator.patch:[0-9]*: WARNING: It's generally not useful to have the filename in the file"
 
@@ -260,6 +263,9 @@ Changes since the RFC (2010):
 checkpatch --strict exceptions: patches that add files before the last
 patch warn "added, moved or deleted file(s), does MAINTAINERS need
 updating?": the MAINTAINERS entry is the last patch of the series.
+Patch 5, userspace code under tools/testing/sleb, spells out GCC
+attributes as tools/ does (noinline, noclone, format, weak) and defines
+libFuzzer's LLVMFuzzerTestOneInput.
 Patch 2 warns "It's generally not useful to have the filename in the
 file" for 'source "mm/Kconfig.sleb"' added to mm/Kconfig: checkpatch
 matches "mm/Kconfig" inside "mm/Kconfig.sleb".
@@ -296,7 +302,7 @@ series_checkpatch() {
 		out=$(perl "$WORK/scripts/checkpatch.pl" --strict --no-tree --terse "$p" 2>&1 || true)
 		bad=$(echo "$out" | grep -E ': (ERROR|WARNING|CHECK):' |
 			grep -v 'added, moved or deleted file(s), does MAINTAINERS need updating' |
-			grep -v "$SERIES_KCONFIG_EXCEPTION" || true)
+			grep -v "$SERIES_KCONFIG_EXCEPTION" | grep -Ev "$SERIES_TOOLS_EXCEPTIONS" || true)
 		if [ -z "$bad" ]; then
 			t_ok "series: checkpatch --strict $(basename "$p")"
 		else

@@ -35,7 +35,12 @@
 #include <stdlib.h>
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#define MIN(a, b)	((a) < (b) ? (a) : (b))
+static inline unsigned int min_u(unsigned int a, unsigned int b)
+{
+	return a < b ? a : b;
+}
+
+#define MIN(a, b)	min_u(a, b)
 
 #define MAX_SLABS	8
 #define MAX_ORDER_F	3
@@ -1068,7 +1073,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	if (trace < 0)
 		trace = getenv("SLEB_FUZZ_TRACE") != NULL;
 	if (trace)
-		fprintf(stderr, "setup: size %u orders %u/%u%s queue %u batch %u shared %u min_partial %u max_slabs %u\n",
+		fprintf(stderr,
+			"setup: size %u orders %u/%u%s queue %u batch %u shared %u min_partial %u max_slabs %u\n",
 			M.size, M.oo_order, M.min_order, M.mixed_orders ? " mixed" : "",
 			M.queue->size, M.batch, M.shared ? M.shared->size : 0, M.min_partial,
 			M.max_slabs);
@@ -1258,7 +1264,8 @@ int main(int argc, char **argv)
 		if (runs % 16 == 0)
 			t = now();
 	}
-	printf("sleb fuzz: %zu corpus files, %llu inputs (%llu bytes) in %.1f s, no violation (seed %#llx)\n",
+	printf(
+	       "sleb fuzz: %zu corpus files, %llu inputs (%llu bytes) in %.1f s, no violation (seed %#llx)\n",
 	       nr_corpus, runs, bytes, now() - t0, first_seed);
 	for (i = 0; i < (int)nr_corpus; i++)
 		free(corpus[i]);

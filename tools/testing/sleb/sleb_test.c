@@ -624,7 +624,8 @@ static bool check_outside(unsigned int size, unsigned int order)
 		void *outside[] = {
 			objsb[0], objsb[nrb - 1], stack_obj,
 			a.mem - size, a.mem - 1,
-			a.mem + (unsigned long)a.objects * size,	/* first byte after the objects */
+			/* the first byte after the objects */
+			a.mem + (unsigned long)a.objects * size,
 			a.mem + slab_bytes(order),
 		};
 		unsigned int o, i;
