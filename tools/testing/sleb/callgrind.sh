@@ -34,7 +34,8 @@ for size in $sizes; do
 		# size S order O objects N queue Q batch B run R ops K
 		geom="$2 $4 $6 $8 ${10} ${12}"
 		ops=${14}
-		line="$line $(awk -v ir="$(ir "$f")" -v ops="$ops" 'BEGIN { printf "%.1f", ir / ops }')"
+		per_op=$(awk -v ir="$(ir "$f")" -v ops="$ops" 'BEGIN { printf "%.1f", ir / ops }')
+		line="$line $per_op"
 	done
 	# shellcheck disable=SC2086
 	set -- $geom $line

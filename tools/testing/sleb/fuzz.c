@@ -340,7 +340,7 @@ static void discard(struct mslab *s)
 {
 	CHECK(s->nr_free == s->objects, "discarding slab %td with %u of %u objects free",
 	      s - M.slabs, s->nr_free, s->objects);
-	CHECK(sleb_map_all_free(s->map, s->objects), "all_free false on discard");
+	CHECK(sleb_map_all_free(s->map, s->objects), "all_free false when discarding");
 	unlist(s);
 	M.total -= s->objects;
 	M.counts[OBJ_FREE] -= s->objects;
@@ -952,7 +952,7 @@ static void teardown(void)
 	}
 	shrink();
 	check_all(true);
-	CHECK(M.counts[OBJ_FREE] == M.total, "objects missing after teardown");
+	CHECK(M.counts[OBJ_FREE] == M.total, "objects missing after tearing down");
 	for (i = 0; i < MAX_SLABS; i++) {
 		struct mslab *s = &M.slabs[i];
 
@@ -961,7 +961,7 @@ static void teardown(void)
 		CHECK(sleb_map_all_free(s->map, s->objects), "slab %u not all free", i);
 		discard(s);
 	}
-	CHECK(!M.total && !M.counts[OBJ_FREE] && !M.nr_partial, "slabs left after teardown");
+	CHECK(!M.total && !M.counts[OBJ_FREE] && !M.nr_partial, "slabs left after tearing down");
 	free(M.queue);
 	free(M.shared);
 	free(M.user);
@@ -1071,7 +1071,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	setup();
 	check_all(true);
 	if (trace < 0)
-		trace = getenv("SLEB_FUZZ_TRACE") != NULL;
+		trace = !!getenv("SLEB_FUZZ_TRACE");
 	if (trace)
 		fprintf(stderr,
 			"setup: size %u orders %u/%u%s queue %u batch %u shared %u min_partial %u max_slabs %u\n",
@@ -1164,7 +1164,7 @@ static unsigned char *read_file(const char *path, size_t *len)
 	return buf;
 }
 
-static void usage(const char *prog)
+static void print_usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [--seconds=N] [--seed=N] [--max-len=N] [--crash-file=PATH] [FILE...]\n"
@@ -1195,7 +1195,7 @@ int main(int argc, char **argv)
 		else if (!strncmp(a, "--crash-file=", 13))
 			crash_file = a + 13;
 		else if (a[0] == '-' && a[1] == '-')
-			usage(argv[0]);
+			print_usage(argv[0]);
 		else
 			nr_corpus++;
 	}
@@ -1264,9 +1264,9 @@ int main(int argc, char **argv)
 		if (runs % 16 == 0)
 			t = now();
 	}
-	printf(
-	       "sleb fuzz: %zu corpus files, %llu inputs (%llu bytes) in %.1f s, no violation (seed %#llx)\n",
-	       nr_corpus, runs, bytes, now() - t0, first_seed);
+	fprintf(stdout,
+		"sleb fuzz: %zu corpus files, %llu inputs (%llu bytes) in %.1f s, no violation (seed %#llx)\n",
+		nr_corpus, runs, bytes, now() - t0, first_seed);
 	for (i = 0; i < (int)nr_corpus; i++)
 		free(corpus[i]);
 	free(corpus);

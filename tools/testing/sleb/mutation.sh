@@ -29,14 +29,16 @@ mutant() {
 	mkdir -p "$d"
 	sed -e "$expr" "$hdr" >"$d/sleb_map.h"
 	if cmp -s "$hdr" "$d/sleb_map.h"; then
-		echo "not ok - mutation: $desc is caught (the pattern no longer matches mm/sleb_map.h: update mutation.sh)"
+		echo "not ok - mutation: $desc is caught" \
+			"(the pattern no longer matches mm/sleb_map.h: update mutation.sh)"
 		status=1
 		return
 	fi
 	# shellcheck disable=SC2086
 	if ! $CC $CFLAGS -DSLEB_FUZZ_STANDALONE -DSLEB_MAP_HEADER="\"$d/sleb_map.h\"" \
 		-o "$d/fuzz" fuzz.c >"$d/build.log" 2>&1; then
-		echo "not ok - mutation: $desc is caught (the mutant does not build, see $d/build.log)"
+		echo "not ok - mutation: $desc is caught" \
+			"(the mutant does not build, see $d/build.log)"
 		status=1
 		return
 	fi
@@ -68,5 +70,5 @@ mutant layout-map "injected bitmap/object overlap in sleb_slab_objects" \
 mutant array-room "injected off-by-one in sleb_array_add" \
 	's/unsigned int room = a->size - a->count;/unsigned int room = a->size - a->count + 1;/'
 mutant array-drop "injected off-by-one in sleb_array_drop_oldest" \
-	's/memmove(a->objects, a->objects + nr, a->count/memmove(a->objects, a->objects + nr - 1, a->count/'
+	's/\(memmove(a->objects, a->objects + nr\), a->count/\1 - 1, a->count/'
 exit $status

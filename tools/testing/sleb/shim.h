@@ -6,8 +6,10 @@
  * the harness compiles the real mm/sleb_map.h against these definitions,
  * so each of them keeps the semantics of its kernel original (6.1):
  *
+ *   u8, u32, u64						asm-generic/int-ll64.h
  *   BITS_PER_LONG, BITS_PER_BYTE, BITS_TO_LONGS, PAGE_SIZE	include/linux/bits.h,
  *								asm/page_types.h
+ *   BIT							include/vdso/bits.h
  *   __ffs, fls, __test_and_set_bit				asm-generic/bitops/
  *   bitmap_zero/set/weight/full/empty			include/linux/bitmap.h,
  *								lib/bitmap.c
@@ -28,22 +30,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef uint8_t u8;
-typedef uint32_t u32;
-typedef uint64_t u64;
+/* asm-generic/int-ll64.h */
+typedef unsigned char u8;
+typedef unsigned int u32;
+typedef unsigned long long u64;
 
 /* --- Sizes ---------------------------------------------------------------- */
 
 #define BITS_PER_BYTE		8
 #define BITS_PER_LONG		(__SIZEOF_LONG__ * BITS_PER_BYTE)
+#define BIT(nr)			(1UL << (nr))
 
 #ifndef PAGE_SHIFT
 #define PAGE_SHIFT		12
 #endif
-#define PAGE_SIZE		(1UL << PAGE_SHIFT)
+#define PAGE_SIZE		BIT(PAGE_SHIFT)
 
-#define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
-#define BITS_TO_LONGS(nr)	DIV_ROUND_UP(nr, BITS_PER_BYTE * sizeof(long))
+/* DIV_ROUND_UP(nr, BITS_PER_BYTE * sizeof(long)), spelled out */
+#define BITS_TO_LONGS(nr)	\
+	(((nr) + BITS_PER_BYTE * sizeof(long) - 1) / (BITS_PER_BYTE * sizeof(long)))
 
 #define BIT_WORD(nr)		((nr) / BITS_PER_LONG)
 #define BIT_MASK(nr)		(1UL << ((nr) % BITS_PER_LONG))
@@ -62,7 +67,7 @@ static inline void shim_bug(const char *what)
 static inline unsigned long __ffs(unsigned long word)
 {
 	if (!word)
-		shim_bug("__ffs(0)");
+		shim_bug("lowest set bit of 0");
 	return __builtin_ctzl(word);
 }
 

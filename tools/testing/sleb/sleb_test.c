@@ -14,40 +14,59 @@
 #include "../../../mm/sleb_map.h"
 #endif
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-#define ASSERT(cond)							\
-	do {								\
-		if (!(cond)) {						\
-			printf("# %s:%d: %s: '%s' is false\n",		\
-			       __FILE__, __LINE__, __func__, #cond);	\
-			return false;					\
-		}							\
-	} while (0)
+/*
+ * The assertions: a false one prints where and what, and longjmp()s back to
+ * run_test(), which reports the test as failed; the rest of the test does
+ * not run, as if the test had returned false there.
+ */
+static jmp_buf test_failed;
 
+static void assert_true(bool ok, const char *file, int line, const char *func,
+			const char *cond)
+{
+	if (ok)
+		return;
+	printf("# %s:%d: %s: '%s' is false\n", file, line, func, cond);
+	longjmp(test_failed, 1);
+}
+
+static void __attribute__((format(printf, 6, 7)))
+assert_truef(bool ok, const char *file, int line, const char *func, const char *cond,
+	     const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ok)
+		return;
+	printf("# %s:%d: %s: '%s' is false: ", file, line, func, cond);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	longjmp(test_failed, 1);
+}
+
+static void assert_eq(unsigned long long a, unsigned long long b, const char *file, int line,
+		      const char *func, const char *a_str, const char *b_str)
+{
+	if (a == b)
+		return;
+	printf("# %s:%d: %s: %s == %llu, expected %s == %llu\n",
+	       file, line, func, a_str, a, b_str, b);
+	longjmp(test_failed, 1);
+}
+
+#define ASSERT(cond)	assert_true(cond, __FILE__, __LINE__, __func__, #cond)
 #define ASSERTF(cond, fmt, ...)						\
-	do {								\
-		if (!(cond)) {						\
-			printf("# %s:%d: %s: '%s' is false: " fmt "\n",	\
-			       __FILE__, __LINE__, __func__, #cond,	\
-			       ##__VA_ARGS__);				\
-			return false;					\
-		}							\
-	} while (0)
-
-#define ASSERT_EQ(a, b)							\
-	do {								\
-		unsigned long long __a = (a), __b = (b);		\
-		if (__a != __b) {					\
-			printf("# %s:%d: %s: %s == %llu, expected %s == %llu\n", \
-			       __FILE__, __LINE__, __func__, #a, __a, #b, __b); \
-			return false;					\
-		}							\
-	} while (0)
+	assert_truef(cond, __FILE__, __LINE__, __func__, #cond, fmt, ##__VA_ARGS__)
+#define ASSERT_EQ(a, b)	assert_eq(a, b, __FILE__, __LINE__, __func__, #a, #b)
 
 #define MAX_TEST_ORDER	3
 
@@ -179,12 +198,22 @@ static void shuffle(void **objs, unsigned int nr)
 	}
 }
 
-/* Calls @fn for the odd sizes and a sample of 8..16384 at orders 0..3. */
-#define FOR_EACH_LAYOUT(size, order)					\
-	for (unsigned int __k = 0; __k < ARRAY_SIZE(odd_sizes) + 64; __k++) \
-		for (unsigned int order = 0, size = __k < ARRAY_SIZE(odd_sizes) ? \
-		     odd_sizes[__k] : 8 + (unsigned int)(rng() % 16377);	\
-		     order <= MAX_TEST_ORDER; order++)
+/*
+ * Calls @check for the odd sizes and a sample of 8..16384 at orders 0..3,
+ * until one returns false.
+ */
+static bool walk_layouts(bool (*check)(unsigned int size, unsigned int order))
+{
+	unsigned int k, size, order;
+
+	for (k = 0; k < ARRAY_SIZE(odd_sizes) + 64; k++) {
+		size = k < ARRAY_SIZE(odd_sizes) ? odd_sizes[k] : 8 + (unsigned int)(rng() % 16377);
+		for (order = 0; order <= MAX_TEST_ORDER; order++)
+			if (!check(size, order))
+				return false;
+	}
+	return true;
+}
 
 /* --- The shim ------------------------------------------------------------------ */
 
@@ -399,10 +428,7 @@ static bool check_take_all(unsigned int size, unsigned int order)
 
 static bool test_take_all(void)
 {
-	FOR_EACH_LAYOUT(size, order)
-		if (!check_take_all(size, order))
-			return false;
-	return true;
+	return walk_layouts(check_take_all);
 }
 
 static bool check_put_all(unsigned int size, unsigned int order, int how)
@@ -435,28 +461,34 @@ static bool check_put_all(unsigned int size, unsigned int order, int how)
 	return true;
 }
 
+static bool check_put_ascending(unsigned int size, unsigned int order)
+{
+	return check_put_all(size, order, 0);
+}
+
+static bool check_put_descending(unsigned int size, unsigned int order)
+{
+	return check_put_all(size, order, 1);
+}
+
+static bool check_put_random(unsigned int size, unsigned int order)
+{
+	return check_put_all(size, order, 2);
+}
+
 static bool test_put_all_ascending(void)
 {
-	FOR_EACH_LAYOUT(size, order)
-		if (!check_put_all(size, order, 0))
-			return false;
-	return true;
+	return walk_layouts(check_put_ascending);
 }
 
 static bool test_put_all_descending(void)
 {
-	FOR_EACH_LAYOUT(size, order)
-		if (!check_put_all(size, order, 1))
-			return false;
-	return true;
+	return walk_layouts(check_put_descending);
 }
 
 static bool test_put_all_random(void)
 {
-	FOR_EACH_LAYOUT(size, order)
-		if (!check_put_all(size, order, 2))
-			return false;
-	return true;
+	return walk_layouts(check_put_random);
 }
 
 /* Runs that mix increments, decrements and jumps, checked bit by bit. */
@@ -551,10 +583,7 @@ static bool check_double_free(unsigned int size, unsigned int order)
 
 static bool test_put_double_free(void)
 {
-	FOR_EACH_LAYOUT(size, order)
-		if (!check_double_free(size, order))
-			return false;
-	return true;
+	return walk_layouts(check_double_free);
 }
 
 static bool check_misaligned(unsigned int size, unsigned int order)
@@ -601,10 +630,7 @@ static bool check_misaligned(unsigned int size, unsigned int order)
 
 static bool test_put_misaligned(void)
 {
-	FOR_EACH_LAYOUT(size, order)
-		if (!check_misaligned(size, order))
-			return false;
-	return true;
+	return walk_layouts(check_misaligned);
 }
 
 static bool check_outside(unsigned int size, unsigned int order)
@@ -655,10 +681,7 @@ static bool check_outside(unsigned int size, unsigned int order)
 
 static bool test_put_outside_stops(void)
 {
-	FOR_EACH_LAYOUT(size, order)
-		if (!check_outside(size, order))
-			return false;
-	return true;
+	return walk_layouts(check_outside);
 }
 
 /*
@@ -735,10 +758,7 @@ static bool check_take_partial(unsigned int size, unsigned int order)
 
 static bool test_take_partial(void)
 {
-	FOR_EACH_LAYOUT(size, order)
-		if (!check_take_partial(size, order))
-			return false;
-	return true;
+	return walk_layouts(check_take_partial);
 }
 
 /* A take with max 0 or from a sparse map takes exactly the free objects. */
@@ -783,62 +803,68 @@ static bool test_take_sparse(void)
 }
 
 /* Many random take/put cycles never set a bit at or beyond @objects. */
-static bool test_bits_beyond_objects(void)
+static bool check_bits_beyond_objects(unsigned int size, unsigned int order)
 {
-	FOR_EACH_LAYOUT(size, order) {
-		enum sleb_put_result res;
-		struct tslab t;
-		unsigned int nr, round;
-		void **objs;
+	enum sleb_put_result res;
+	struct tslab t;
+	unsigned int nr, round;
+	void **objs;
 
-		if (!tslab_init(&t, size, order))
-			continue;
-		objs = calloc(t.objects + 1, sizeof(void *));
-		for (round = 0; round < 20; round++) {
-			unsigned int max = rng() % (t.objects + 2);
+	if (!tslab_init(&t, size, order))
+		return true;
+	objs = calloc(t.objects + 1, sizeof(void *));
+	for (round = 0; round < 20; round++) {
+		unsigned int max = rng() % (t.objects + 2);
 
-			nr = sleb_map_take(t.map, t.objects, t.mem, size, objs, max);
-			ASSERT(nr <= max);
-			ASSERT(tslab_tail_clear(&t));
-			shuffle(objs, nr);
-			ASSERT_EQ(tslab_put(&t, objs, nr / 2, &res), nr / 2);
-			ASSERT(tslab_tail_clear(&t));
-		}
-		/* everything still in use goes back, in descending order */
-		nr = 0;
-		for (round = t.objects; round-- > 0;)
-			if (!test_bit(t.map, round))
-				objs[nr++] = tslab_obj(&t, round);
-		ASSERT_EQ(tslab_put(&t, objs, nr, &res), nr);
-		ASSERT_EQ(res, SLEB_PUT_OK);
-		ASSERT(sleb_map_all_free(t.map, t.objects));
-		ASSERT_EQ(sleb_map_free_count(t.map, t.objects), t.objects);
+		nr = sleb_map_take(t.map, t.objects, t.mem, size, objs, max);
+		ASSERT(nr <= max);
 		ASSERT(tslab_tail_clear(&t));
-		free(objs);
-		tslab_destroy(&t);
+		shuffle(objs, nr);
+		ASSERT_EQ(tslab_put(&t, objs, nr / 2, &res), nr / 2);
+		ASSERT(tslab_tail_clear(&t));
 	}
+	/* everything still in use goes back, in descending order */
+	nr = 0;
+	for (round = t.objects; round-- > 0;)
+		if (!test_bit(t.map, round))
+			objs[nr++] = tslab_obj(&t, round);
+	ASSERT_EQ(tslab_put(&t, objs, nr, &res), nr);
+	ASSERT_EQ(res, SLEB_PUT_OK);
+	ASSERT(sleb_map_all_free(t.map, t.objects));
+	ASSERT_EQ(sleb_map_free_count(t.map, t.objects), t.objects);
+	ASSERT(tslab_tail_clear(&t));
+	free(objs);
+	tslab_destroy(&t);
 	return true;
 }
 
+static bool test_bits_beyond_objects(void)
+{
+	return walk_layouts(check_bits_beyond_objects);
+}
+
 /* The in-slab bitmap survives objects being written all over. */
+static bool check_map_not_in_objects(unsigned int size, unsigned int order)
+{
+	struct tslab t;
+	unsigned int nr, i;
+	void **objs;
+
+	if (!tslab_init(&t, size, order))
+		return true;
+	objs = tslab_take_all(&t, &nr);
+	for (i = 0; i < nr; i++)
+		memset(objs[i], 0xff, size);
+	ASSERT(sleb_map_none_free(t.map, t.objects));
+	ASSERT(tslab_tail_clear(&t));
+	free(objs);
+	tslab_destroy(&t);
+	return true;
+}
+
 static bool test_map_not_in_objects(void)
 {
-	FOR_EACH_LAYOUT(size, order) {
-		struct tslab t;
-		unsigned int nr, i;
-		void **objs;
-
-		if (!tslab_init(&t, size, order))
-			continue;
-		objs = tslab_take_all(&t, &nr);
-		for (i = 0; i < nr; i++)
-			memset(objs[i], 0xff, size);
-		ASSERT(sleb_map_none_free(t.map, t.objects));
-		ASSERT(tslab_tail_clear(&t));
-		free(objs);
-		tslab_destroy(&t);
-	}
-	return true;
+	return walk_layouts(check_map_not_in_objects);
 }
 
 /* --- Arrays -------------------------------------------------------------------- */
@@ -896,7 +922,7 @@ static bool test_array_take_newest(void)
 	memset(out, 0, sizeof(out));
 	ASSERT_EQ(sleb_array_take_newest(a, out, 2), 2);
 	ASSERT(out[0] == P(4) && out[1] == P(5));	/* order kept */
-	ASSERT(out[2] == NULL);
+	ASSERT(!out[2]);
 	ASSERT_EQ(a->count, 4);
 	ASSERT_EQ(sleb_array_take_newest(a, out, 0), 0);
 	ASSERT_EQ(a->count, 4);
@@ -1034,6 +1060,14 @@ static const struct test tests[] = {
 	TEST(default_batch),
 };
 
+/* False when the test returns false or an assertion in it fails. */
+static bool run_test(const struct test *t)
+{
+	if (setjmp(test_failed))
+		return false;
+	return t->fn();
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int i, passed = 0, failed = 0;
@@ -1045,7 +1079,7 @@ int main(int argc, char **argv)
 
 		if (only && !strstr(tests[i].name, only))
 			continue;
-		ok = tests[i].fn();
+		ok = run_test(&tests[i]);
 		printf("%sok %u - sleb_map: %s\n", ok ? "" : "not ", i + 1, tests[i].name);
 		if (ok)
 			passed++;
