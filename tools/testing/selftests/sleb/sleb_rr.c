@@ -49,7 +49,7 @@ static long pairs = 1, seconds = 10, size = 1;
 static void usage(const char *why)
 {
 	fprintf(stderr, "sleb_rr: %s\n"
-		"usage: sleb_rr [-p tcp|udp|unix] [-n pairs] [-t seconds] [-s bytes]\n"
+		"Usage: sleb_rr [-p tcp|udp|unix] [-n pairs] [-t seconds] [-s bytes]\n"
 		"  -p  protocol over loopback (default tcp)\n"
 		"  -n  client/server pairs, 1..1024 (default 1)\n"
 		"  -t  seconds to run, 1..3600 (default 10)\n"
@@ -243,7 +243,8 @@ int main(int argc, char **argv)
 			if (i == 3) {
 				char msg[128];
 
-				snprintf(msg, sizeof(msg), "bad -p '%s' (want tcp, udp or unix)", optarg);
+				snprintf(msg, sizeof(msg),
+					 "bad -p '%s' (want tcp, udp or unix)", optarg);
 				usage(msg);
 			}
 			proto = i;
