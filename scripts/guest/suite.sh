@@ -2,6 +2,11 @@
 # check prints one SLEB-TAP line; kselftest TAP is prefixed with SLEB-KSFT.
 . /sleb/lib.sh
 
+# kmemleak's automatic scan is off during the suite: an automatic scan in a
+# full debug run reported suspected leaks that are not analysed yet (see the
+# notes of issue 4); scripts/guest/kmemleak-scan.sh runs the scan on demand.
+[ -w /sys/kernel/debug/kmemleak ] && echo scan=off > /sys/kernel/debug/kmemleak
+
 want=$(echo "$SLEB_ALLOC" | tr a-z A-Z)
 sleb_check "running allocator is $want" sh -c "zcat /proc/config.gz | grep -qx CONFIG_$want=y"
 

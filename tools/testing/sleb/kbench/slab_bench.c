@@ -29,6 +29,10 @@
  *      to 4096 bytes: n/k bulk allocations then n/k bulk frees, and n/k
  *      (alloc_bulk, free_bulk) rounds; cycles per object
  *
+ * Before each group of cases an untimed pass allocates and frees the same
+ * objects, so that no case pays for the first touch of guest memory (a host
+ * page fault under QEMU or KVM) or the first use of a cache.
+ *
  * Do not take CPUs offline while it runs: the threads are bound to the CPUs
  * online at load time.
  */
@@ -389,11 +393,26 @@ static bool too_big(unsigned int size, unsigned int copies)
 	return need > ((u64)si_mem_available() << PAGE_SHIFT) / 2;
 }
 
+/*
+ * An untimed pass of n x kmalloc, n x kfree on each of the first nr CPUs, so
+ * that a timed case does not pay for the first touch of guest memory (a
+ * page fault of the host under QEMU) or for the first use of a cache.
+ */
+static void warm_up(unsigned int size, unsigned int nr)
+{
+	struct bench_ctx ctx = { .size = size, .work = seq_work };
+
+	if (!too_big(size, nr))
+		run_threads(&ctx, nr);
+}
+
 static void bench_single(unsigned int size, unsigned int mask)
 {
 	struct bench_ctx ctx = { .size = size };
 	struct bench_cpu *bc = &bench_cpus[0];
 
+	if (mask & (BENCH_SEQ | BENCH_PAIR))
+		warm_up(size, 1);
 	if (mask & BENCH_SEQ) {
 		if (too_big(size, 1)) {
 			report_error("seq_alloc", size, 0, 0, "ENOMEM");
@@ -432,6 +451,7 @@ static void bench_concurrent(unsigned int size)
 	u64 per_op, sum, worst;
 
 	if (!failed) {
+		warm_up(size, cpus);
 		failed = run_threads(&ctx, cpus);
 		for (i = 0; i < cpus; i++)
 			failed |= bench_cpus[i].failed;
@@ -462,6 +482,7 @@ static void bench_remote(unsigned int size)
 	u64 cycles = 0, ops = 0;
 
 	if (!failed) {
+		warm_up(size, cpus);
 		failed = run_threads(&ctx, cpus);
 		for (i = 1; i < cpus; i++) {
 			failed |= bench_cpus[i].failed;
@@ -487,6 +508,11 @@ static void bench_bulk(unsigned int size)
 
 	snprintf(name, sizeof(name), "slab_bench-%u", size);
 	ctx.cache = kmem_cache_create(name, size, 0, 0, NULL);
+	if (ctx.cache && !too_big(size, 1)) {
+		/* Warm-up, untimed: the largest bulk size. */
+		ctx.bulk = BULK_MAX;
+		run_threads(&ctx, 1);
+	}
 	for (i = 0; i < ARRAY_SIZE(bulk_counts); i++) {
 		k = bulk_counts[i];
 		ctx.bulk = k;

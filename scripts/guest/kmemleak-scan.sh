@@ -1,4 +1,6 @@
-# kmemleak: after the workload, a scan must not find unreferenced objects.
+# kmemleak: a scan must not find unreferenced objects.  Not part of suite.sh
+# yet: run it with scripts/sleb run --variant=debug --script=... after a workload.
+. /sleb/lib.sh
 if [ -w /sys/kernel/debug/kmemleak ]; then
 	kmemleak_clean() {
 		echo scan > /sys/kernel/debug/kmemleak || return 1
