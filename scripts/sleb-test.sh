@@ -147,6 +147,13 @@ cmd_test() {
 	RUN_NUMA=2
 	test_kernel "$alloc" fast "$alloc-fast-numa2" numa.sh
 	RUN_NUMA=1
+	# The benchmark module once at a tiny N: loads, runs every case, unloads.
+	if build_kernel "$alloc" fast >/dev/null 2>&1 && files=$(kbench_smoke "$(build_dir "$alloc" fast)"); then
+		t_ok "$alloc-fast: kbench module builds"
+		GUEST_FILES=$files test_kernel "$alloc" fast "$alloc-fast-kbench" kbench-smoke.sh
+	else
+		t_fail "$alloc-fast: kbench module builds"
+	fi
 	echo "# took $(($(date +%s) - t0)) s"
 	echo "$T_PASS passed, $T_FAIL failed"
 	[ "$T_FAIL" = 0 ]
