@@ -1120,6 +1120,22 @@ static int sleb_tune(struct kmem_cache *s, unsigned int queue, unsigned int batc
 	return 0;
 }
 
+#if defined(CONFIG_SYSFS) || IS_ENABLED(CONFIG_SLEB_KUNIT_TEST)
+/* sleb_tune() for a cache in use, taking the locks it wants. */
+static int sleb_tune_in_use(struct kmem_cache *s, unsigned int queue,
+			    unsigned int batch, unsigned int shared)
+{
+	int err;
+
+	cpus_read_lock();
+	mutex_lock(&slab_mutex);
+	err = sleb_tune(s, queue, batch, shared, GFP_KERNEL, false);
+	mutex_unlock(&slab_mutex);
+	cpus_read_unlock();
+	return err;
+}
+#endif
+
 static int sleb_tune_defaults(struct kmem_cache *s, gfp_t gfp, bool unused)
 {
 	unsigned int queue = sleb_default_queue_size(s->size);
@@ -1729,14 +1745,7 @@ ssize_t slabinfo_write(struct file *file, const char __user *buffer,
 int sleb_test_tune(struct kmem_cache *s, unsigned int queue, unsigned int batch,
 		   unsigned int shared)
 {
-	int err;
-
-	cpus_read_lock();
-	mutex_lock(&slab_mutex);
-	err = sleb_tune(s, queue, batch, shared, GFP_KERNEL, false);
-	mutex_unlock(&slab_mutex);
-	cpus_read_unlock();
-	return err;
+	return sleb_tune_in_use(s, queue, batch, shared);
 }
 EXPORT_SYMBOL_GPL(sleb_test_tune);
 
@@ -1941,17 +1950,11 @@ static ssize_t min_partial_store(struct kmem_cache *s, const char *buf, size_t l
 }
 SLEB_ATTR_RW(min_partial);
 
-/* Apply new tunables with the locks sleb_tune() wants. */
 static ssize_t store_tunables(struct kmem_cache *s, unsigned int queue,
 			      unsigned int batch, unsigned int shared, size_t len)
 {
-	int err;
+	int err = sleb_tune_in_use(s, queue, batch, shared);
 
-	cpus_read_lock();
-	mutex_lock(&slab_mutex);
-	err = sleb_tune(s, queue, batch, shared, GFP_KERNEL, false);
-	mutex_unlock(&slab_mutex);
-	cpus_read_unlock();
 	return err ? err : len;
 }
 
