@@ -300,6 +300,15 @@ static void node_remove_slab(struct kmem_cache_node *n, struct slab *slab,
 	list_add(&slab->slab_list, discard);
 }
 
+/* After objects were taken from @slab: a slab without free objects is full. */
+static void slab_after_take(struct kmem_cache_node *n, struct slab *slab)
+{
+	if (sleb_map_none_free(slab_map(slab), slab->objects)) {
+		node_unlist(n, slab);
+		node_add_full(n, slab);
+	}
+}
+
 /* Take up to @max objects from one slab and fix its list. */
 static unsigned int slab_take(struct kmem_cache *s, struct kmem_cache_node *n,
 			      struct slab *slab, void **dst, unsigned int max)
@@ -309,10 +318,8 @@ static unsigned int slab_take(struct kmem_cache *s, struct kmem_cache_node *n,
 
 	lockdep_assert_held(&n->list_lock);
 	got = sleb_map_take(map, slab->objects, slab_base(s, slab), s->size, dst, max);
-	if (got && sleb_map_none_free(map, slab->objects)) {
-		node_unlist(n, slab);
-		node_add_full(n, slab);
-	}
+	if (got)
+		slab_after_take(n, slab);
 	return got;
 }
 
@@ -339,10 +346,8 @@ static unsigned int slab_take_random(struct kmem_cache *s, struct kmem_cache_nod
 		if (__test_and_clear_bit(idx, map))
 			dst[got++] = slab_base(s, slab) + idx * s->size;
 	}
-	if (got && sleb_map_none_free(map, objects)) {
-		node_unlist(n, slab);
-		node_add_full(n, slab);
-	}
+	if (got)
+		slab_after_take(n, slab);
 	return got;
 }
 #else
@@ -1838,21 +1843,28 @@ static int parse_tunable(const char *buf, unsigned int min, unsigned int max,
 static ssize_t show_per_node(struct kmem_cache *s, char *buf,
 			     unsigned long (*field)(const struct sleb_counts *c))
 {
-	struct sleb_counts all, c;
+	unsigned long *per_node, total = 0;
 	struct kmem_cache_node *n;
+	struct sleb_counts c;
 	int node, len;
 
+	/* One pass per node; the total is their sum, so the line adds up. */
+	per_node = kcalloc(nr_node_ids, sizeof(*per_node), GFP_KERNEL);
+	if (!per_node)
+		return -ENOMEM;
 	mutex_lock(&slab_mutex);
-	count_cache(s, &all);
-	len = sysfs_emit(buf, "%lu", field(&all));
-	if (nr_node_ids > 1) {
-		for_each_kmem_cache_node(s, node, n) {
-			memset(&c, 0, sizeof(c));
-			count_node(s, node, &c);
-			len += sysfs_emit_at(buf, len, " N%d=%lu", node, field(&c));
-		}
+	for_each_kmem_cache_node(s, node, n) {
+		memset(&c, 0, sizeof(c));
+		count_node(s, node, &c);
+		per_node[node] = field(&c);
+		total += per_node[node];
 	}
 	mutex_unlock(&slab_mutex);
+	len = sysfs_emit(buf, "%lu", total);
+	if (nr_node_ids > 1)
+		for_each_kmem_cache_node(s, node, n)
+			len += sysfs_emit_at(buf, len, " N%d=%lu", node, per_node[node]);
+	kfree(per_node);
 	return len + sysfs_emit_at(buf, len, "\n");
 }
 
