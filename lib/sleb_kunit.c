@@ -15,8 +15,7 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
-#include "../mm/slab.h"
-#include "../mm/sleb_map.h"
+#include "../mm/sleb.h"
 
 /* === Layout ============================================================== */
 
@@ -167,12 +166,28 @@ static void test_map_bad_put(struct kunit *test)
 
 static struct kmem_cache *test_cache(struct kunit *test, const char *name)
 {
-	/* A usercopy region makes the cache unmergeable. */
-	struct kmem_cache *s = kmem_cache_create_usercopy(name, TEST_SIZE, 0, 0, 0,
+	/*
+	 * A usercopy region makes the cache unmergeable; sleb_debug= given
+	 * for every cache must not change what these tests count.
+	 */
+	struct kmem_cache *s = kmem_cache_create_usercopy(name, TEST_SIZE, 0,
+							  SLAB_NO_USER_FLAGS, 0,
 							  TEST_SIZE, NULL);
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	return s;
+}
+
+/*
+ * A cache for the cases that count the queues' objects exactly.  KASAN's
+ * quarantine holds freed objects back from the queues and KASAN writes its
+ * free metadata into freed objects: these cases run in kernels without it.
+ */
+static struct kmem_cache *counted_cache(struct kunit *test, const char *name)
+{
+	if (IS_ENABLED(CONFIG_KASAN))
+		kunit_skip(test, "KASAN's quarantine holds freed objects back");
+	return test_cache(test, name);
 }
 
 static unsigned long in_use(struct kmem_cache *s)
@@ -208,7 +223,7 @@ static void test_tunables_range(struct kunit *test)
  */
 static void run_queue_counts(struct kunit *test, unsigned int shared)
 {
-	struct kmem_cache *s = test_cache(test, "sleb-kunit-queue");
+	struct kmem_cache *s = counted_cache(test, "sleb-kunit-queue");
 	unsigned int expect[] = { 7, 6, 5, 4, 3, 2, 1, 0, 7, 6, 5, 4, 3, 2, 1, 0, 7 };
 	struct sleb_counts c;
 	void *p[17];
@@ -257,7 +272,7 @@ static void test_queue_counts_shared(struct kunit *test)
 /* The allocator does not write a freed object nor one it hands out again. */
 static void test_object_untouched(struct kunit *test)
 {
-	struct kmem_cache *s = test_cache(test, "sleb-kunit-untouched");
+	struct kmem_cache *s = counted_cache(test, "sleb-kunit-untouched");
 	void *p, *q;
 
 	if (want_init_on_free() || want_init_on_alloc(GFP_KERNEL))
@@ -286,7 +301,7 @@ static int cmp_ptr(const void *a, const void *b)
 
 static void test_bulk(struct kunit *test)
 {
-	struct kmem_cache *s = test_cache(test, "sleb-kunit-bulk");
+	struct kmem_cache *s = counted_cache(test, "sleb-kunit-bulk");
 	void **p = kunit_kcalloc(test, BULK, sizeof(void *), GFP_KERNEL);
 	unsigned int sizes[] = { 1, 16, 120, 256, BULK };
 	unsigned int i, j;
@@ -310,7 +325,7 @@ static void test_bulk(struct kunit *test)
 
 static void test_shrink(struct kunit *test)
 {
-	struct kmem_cache *s = test_cache(test, "sleb-kunit-shrink");
+	struct kmem_cache *s = counted_cache(test, "sleb-kunit-shrink");
 	unsigned int nr = 3 * s->oo.objects;
 	void **p = kunit_kcalloc(test, nr, sizeof(void *), GFP_KERNEL);
 	struct sleb_counts c;
@@ -361,7 +376,7 @@ static void test_alloc_node(struct kunit *test)
  */
 static void test_remote_free_routing(struct kunit *test)
 {
-	struct kmem_cache *s = test_cache(test, "sleb-kunit-remote");
+	struct kmem_cache *s = counted_cache(test, "sleb-kunit-remote");
 	struct sleb_counts before, after;
 	int local, remote = NUMA_NO_NODE, nid, i;
 	unsigned int queued;
@@ -442,7 +457,7 @@ static int load_thread(void *arg)
 static void test_resize_under_load(struct kunit *test)
 {
 	struct task_struct **threads;
-	struct load l = { .s = test_cache(test, "sleb-kunit-resize") };
+	struct load l = { .s = counted_cache(test, "sleb-kunit-resize") };
 	unsigned int cpu, i, q;
 	struct sleb_counts c;
 
@@ -478,6 +493,50 @@ static void test_resize_under_load(struct kunit *test)
 	kmem_cache_destroy(l.s);
 }
 
+/*
+ * The reaper gives back a fifth of an idle queue and of an idle shared
+ * array per pass, and nothing of one that was refilled or drained since
+ * the last pass.  Queue 20, batch 10, shared 30; preemption is off so
+ * that the periodic reaper cannot run on this CPU in between.
+ */
+static void test_reap(struct kunit *test)
+{
+	struct kmem_cache *s = counted_cache(test, "sleb-kunit-reap");
+	void *p[30], *q;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, sleb_test_tune(s, 20, 10, 30), 0);
+	kmem_cache_shrink(s);
+	preempt_disable();
+	for (i = 0; i < 30; i++)
+		p[i] = kmem_cache_alloc(s, GFP_ATOMIC);
+	for (i = 0; i < 30; i++)
+		kmem_cache_free(s, p[i]);
+	/* Three refills of 10; the 21st free drained 10 into the shared array. */
+	KUNIT_EXPECT_EQ(test, sleb_test_queue_count(s), 20U);
+	KUNIT_EXPECT_EQ(test, sleb_test_reap(s), 0U);
+	KUNIT_EXPECT_EQ(test, sleb_test_queue_count(s), 20U);
+	/* Idle now: 4 of the queue (20 / 5) and 6 of the shared array (30 / 5). */
+	KUNIT_EXPECT_EQ(test, sleb_test_reap(s), 10U);
+	KUNIT_EXPECT_EQ(test, sleb_test_queue_count(s), 16U);
+	/* A fast-path allocation does not make the queue busy. */
+	q = kmem_cache_alloc(s, GFP_ATOMIC);
+	KUNIT_EXPECT_EQ(test, sleb_test_queue_count(s), 15U);
+	/* The 4 left in the shared array go with 4 of the queue. */
+	KUNIT_EXPECT_EQ(test, sleb_test_reap(s), 8U);
+	KUNIT_EXPECT_EQ(test, sleb_test_reap(s), 4U);
+	KUNIT_EXPECT_EQ(test, sleb_test_reap(s), 4U);
+	/* Less than a fifth is left: all of it goes. */
+	KUNIT_EXPECT_EQ(test, sleb_test_reap(s), 3U);
+	KUNIT_EXPECT_EQ(test, sleb_test_queue_count(s), 0U);
+	KUNIT_EXPECT_EQ(test, sleb_test_reap(s), 0U);
+	preempt_enable();
+	kmem_cache_free(s, q);
+	kmem_cache_shrink(s);
+	KUNIT_EXPECT_EQ(test, in_use(s), 0UL);
+	kmem_cache_destroy(s);
+}
+
 static struct kunit_case sleb_test_cases[] = {
 	KUNIT_CASE(test_layout_fits),
 	KUNIT_CASE(test_layout_maximal),
@@ -493,6 +552,7 @@ static struct kunit_case sleb_test_cases[] = {
 	KUNIT_CASE(test_alloc_node),
 	KUNIT_CASE(test_remote_free_routing),
 	KUNIT_CASE(test_resize_under_load),
+	KUNIT_CASE(test_reap),
 	{}
 };
 
@@ -501,6 +561,266 @@ static struct kunit_suite sleb_test_suite = {
 	.test_cases = sleb_test_cases,
 };
 
+#ifdef CONFIG_SLEB_DEBUG
+
+/* === Debugging =========================================================== */
+
+/*
+ * As lib/slub_kunit.c: with a "slab_errors" resource, SLEB counts each
+ * problem it finds here instead of printing a report.
+ */
+static struct kunit_resource errors_resource;
+static int slab_errors;
+
+static int debug_test_init(struct kunit *test)
+{
+	slab_errors = 0;
+	kunit_add_named_resource(test, NULL, NULL, &errors_resource,
+				 "slab_errors", &slab_errors);
+	return 0;
+}
+
+static struct kmem_cache *debug_cache(struct kunit *test, const char *name,
+				      slab_flags_t flags)
+{
+	struct kmem_cache *s = kmem_cache_create(name, TEST_SIZE, 0,
+						 flags | SLAB_NO_USER_FLAGS, NULL);
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	return s;
+}
+
+/* Write into memory KASAN guards, as a buggy user would. */
+static void corrupt(u8 *p, u8 value)
+{
+	kasan_disable_current();
+	*p = value;
+	kasan_enable_current();
+}
+
+static void test_debug_layout(struct kunit *test)
+{
+	struct kmem_cache *s = debug_cache(test, "TestSleb_layout",
+					   SLAB_RED_ZONE | SLAB_STORE_USER);
+
+	KUNIT_EXPECT_EQ(test, s->red_left_pad, (unsigned int)sizeof(void *));
+	KUNIT_EXPECT_GE(test, s->inuse, TEST_SIZE + (unsigned int)sizeof(void *));
+	KUNIT_EXPECT_GE(test, s->size, s->red_left_pad + s->inuse + 3 * (unsigned int)sizeof(long));
+	KUNIT_EXPECT_EQ(test, s->size % s->align, 0U);
+	kmem_cache_destroy(s);
+}
+
+static void test_debug_right_redzone(struct kunit *test)
+{
+	struct kmem_cache *s = debug_cache(test, "TestSleb_RZ_right", SLAB_RED_ZONE);
+	u8 *p = kmem_cache_alloc(s, GFP_KERNEL);
+
+	corrupt(p + TEST_SIZE, 0x12);
+	KUNIT_EXPECT_EQ(test, sleb_validate_cache(s), 1L);
+	KUNIT_EXPECT_EQ(test, slab_errors, 1);
+	/* The report restored the red zone. */
+	KUNIT_EXPECT_EQ(test, sleb_validate_cache(s), 0L);
+	kmem_cache_free(s, p);
+	KUNIT_EXPECT_EQ(test, slab_errors, 1);
+	kmem_cache_destroy(s);
+}
+
+static void test_debug_left_redzone(struct kunit *test)
+{
+	struct kmem_cache *s = debug_cache(test, "TestSleb_RZ_left", SLAB_RED_ZONE);
+	u8 *p = kmem_cache_alloc(s, GFP_KERNEL);
+
+	corrupt(p - 1, 0x12);
+	/* The free finds it. */
+	kmem_cache_free(s, p);
+	KUNIT_EXPECT_EQ(test, slab_errors, 1);
+	KUNIT_EXPECT_EQ(test, sleb_validate_cache(s), 0L);
+	KUNIT_EXPECT_EQ(test, slab_errors, 1);
+	kmem_cache_destroy(s);
+}
+
+static void test_debug_poison_validate(struct kunit *test)
+{
+	struct kmem_cache *s;
+	u8 *p;
+
+	if (IS_ENABLED(CONFIG_KASAN))
+		kunit_skip(test, "SLEB leaves freed objects to KASAN: no poisoning");
+	s = debug_cache(test, "TestSleb_poison_val", SLAB_POISON);
+	p = kmem_cache_alloc(s, GFP_KERNEL);
+	kmem_cache_free(s, p);
+	/* A write after free, while the object sits in the per-cpu queue. */
+	corrupt(p + 16, 0x12);
+	KUNIT_EXPECT_EQ(test, sleb_validate_cache(s), 1L);
+	KUNIT_EXPECT_EQ(test, sleb_validate_cache(s), 0L);
+	KUNIT_EXPECT_EQ(test, slab_errors, 1);
+	kmem_cache_destroy(s);
+}
+
+static void test_debug_poison_alloc(struct kunit *test)
+{
+	struct kmem_cache *s;
+	u8 *p, *q;
+
+	if (IS_ENABLED(CONFIG_KASAN))
+		kunit_skip(test, "SLEB leaves freed objects to KASAN: no poisoning");
+	s = debug_cache(test, "TestSleb_poison_alloc", SLAB_POISON);
+	/* The queue is LIFO: the next allocation is p, and finds it written. */
+	migrate_disable();
+	p = kmem_cache_alloc(s, GFP_KERNEL);
+	kmem_cache_free(s, p);
+	corrupt(p + TEST_SIZE - 1, 0x12);
+	q = kmem_cache_alloc(s, GFP_KERNEL);
+	migrate_enable();
+	KUNIT_EXPECT_PTR_EQ(test, q, p);
+	KUNIT_EXPECT_EQ(test, slab_errors, 1);
+	kmem_cache_free(s, q);
+	KUNIT_EXPECT_EQ(test, sleb_validate_cache(s), 0L);
+	KUNIT_EXPECT_EQ(test, slab_errors, 1);
+	kmem_cache_destroy(s);
+}
+
+static void test_debug_bitmap(struct kunit *test)
+{
+	struct kmem_cache *s = debug_cache(test, "TestSleb_bitmap", SLAB_CONSISTENCY_CHECKS);
+	void *p = kmem_cache_alloc(s, GFP_KERNEL);
+	struct slab *slab = virt_to_slab(p);
+	unsigned int idx = (p - slab_base(s, slab)) / s->size;
+
+	/* Queues flushed first: nothing else is in flight. */
+	KUNIT_EXPECT_EQ(test, sleb_validate_cache(s), 0L);
+	set_bit(idx, slab_map(slab));
+	KUNIT_EXPECT_EQ(test, sleb_validate_cache(s), 1L);
+	clear_bit(idx, slab_map(slab));
+	KUNIT_EXPECT_EQ(test, sleb_validate_cache(s), 0L);
+	KUNIT_EXPECT_EQ(test, slab_errors, 1);
+	kmem_cache_free(s, p);
+	kmem_cache_destroy(s);
+}
+
+static void test_debug_double_free(struct kunit *test)
+{
+	struct kmem_cache *s = debug_cache(test, "TestSleb_double", SLAB_CONSISTENCY_CHECKS);
+	void *keep, *p, *q, *r;
+
+	/* Keeps the slab alive across the shrink below. */
+	keep = kmem_cache_alloc(s, GFP_KERNEL);
+	p = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_PTR_EQ(test, virt_to_slab(keep), virt_to_slab(p));
+	kmem_cache_free(s, p);
+	/* p sits in the per-cpu queue: only the state word knows. */
+	kmem_cache_free(s, p);
+	KUNIT_EXPECT_EQ(test, slab_errors, 1);
+	/* Back in its slab: a third free is caught the same way. */
+	kmem_cache_shrink(s);
+	kmem_cache_free(s, p);
+	KUNIT_EXPECT_EQ(test, slab_errors, 2);
+	/* Never handed out twice. */
+	q = kmem_cache_alloc(s, GFP_KERNEL);
+	r = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_EXPECT_PTR_NE(test, q, r);
+	kmem_cache_free(s, q);
+	kmem_cache_free(s, r);
+	kmem_cache_free(s, keep);
+	KUNIT_EXPECT_EQ(test, sleb_validate_cache(s), 0L);
+	KUNIT_EXPECT_EQ(test, slab_errors, 2);
+	kmem_cache_destroy(s);
+}
+
+static void test_debug_bad_pointers(struct kunit *test)
+{
+	struct kmem_cache *s = debug_cache(test, "TestSleb_bad", SLAB_CONSISTENCY_CHECKS);
+	struct kmem_cache *t = debug_cache(test, "TestSleb_bad_other", SLAB_CONSISTENCY_CHECKS);
+	struct page *page = alloc_page(GFP_KERNEL);
+	u8 *p = kmem_cache_alloc(s, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	kmem_cache_free(s, p + 1);
+	KUNIT_EXPECT_EQ(test, slab_errors, 1);
+	kmem_cache_free(t, p);
+	KUNIT_EXPECT_EQ(test, slab_errors, 2);
+	kmem_cache_free(s, page_address(page));
+	KUNIT_EXPECT_EQ(test, slab_errors, 3);
+	/* None of them freed anything: p is still in use, once. */
+	KUNIT_EXPECT_EQ(test, in_use(s), 1UL);
+	kmem_cache_free(s, p);
+	if (!IS_ENABLED(CONFIG_KASAN))
+		KUNIT_EXPECT_EQ(test, in_use(s), 0UL);
+	KUNIT_EXPECT_EQ(test, slab_errors, 3);
+	__free_page(page);
+	kmem_cache_destroy(t);
+	kmem_cache_destroy(s);
+}
+
+#if IS_BUILTIN(CONFIG_SLEB_KUNIT_TEST) && defined(CONFIG_PRINTK) && defined(CONFIG_STACKDEPOT)
+static noinline void *tracked_alloc(struct kmem_cache *s)
+{
+	void *p = kmem_cache_alloc(s, GFP_KERNEL);
+
+	/* Not a tail call: the caller recorded must be this function. */
+	OPTIMIZER_HIDE_VAR(p);
+	return p;
+}
+
+static void test_debug_tracking(struct kunit *test)
+{
+	struct kmem_cache *s = debug_cache(test, "TestSleb_track", SLAB_STORE_USER);
+	struct kmem_obj_info info = {};
+	void *p = tracked_alloc(s);
+
+	__kmem_obj_info(&info, p, virt_to_slab(p));
+	KUNIT_EXPECT_PTR_EQ(test, info.kp_objp, p);
+	KUNIT_EXPECT_TRUE(test, (unsigned long)info.kp_ret >= (unsigned long)tracked_alloc &&
+			  (unsigned long)info.kp_ret < (unsigned long)tracked_alloc + 256);
+	KUNIT_EXPECT_NOT_NULL(test, info.kp_stack[0]);
+	KUNIT_EXPECT_NULL(test, info.kp_free_stack[0]);
+	kmem_cache_free(s, p);
+	memset(&info, 0, sizeof(info));
+	__kmem_obj_info(&info, p, virt_to_slab(p));
+	KUNIT_EXPECT_NOT_NULL(test, info.kp_free_stack[0]);
+	kmem_cache_destroy(s);
+}
+#endif
+
+/* Validation of busy caches finds nothing: no false positives. */
+static void test_debug_validate_kmalloc(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = KMALLOC_SHIFT_LOW; i <= KMALLOC_SHIFT_HIGH; i++) {
+		struct kmem_cache *s = kmalloc_caches[KMALLOC_NORMAL][i];
+
+		if (s)
+			KUNIT_EXPECT_EQ_MSG(test, sleb_validate_cache(s), 0L, "%s", s->name);
+	}
+	KUNIT_EXPECT_EQ(test, slab_errors, 0);
+}
+
+static struct kunit_case sleb_debug_test_cases[] = {
+	KUNIT_CASE(test_debug_layout),
+	KUNIT_CASE(test_debug_right_redzone),
+	KUNIT_CASE(test_debug_left_redzone),
+	KUNIT_CASE(test_debug_poison_validate),
+	KUNIT_CASE(test_debug_poison_alloc),
+	KUNIT_CASE(test_debug_bitmap),
+	KUNIT_CASE(test_debug_double_free),
+	KUNIT_CASE(test_debug_bad_pointers),
+#if IS_BUILTIN(CONFIG_SLEB_KUNIT_TEST) && defined(CONFIG_PRINTK) && defined(CONFIG_STACKDEPOT)
+	KUNIT_CASE(test_debug_tracking),
+#endif
+	KUNIT_CASE(test_debug_validate_kmalloc),
+	{}
+};
+
+static struct kunit_suite sleb_debug_test_suite = {
+	.name = "sleb_debug",
+	.init = debug_test_init,
+	.test_cases = sleb_debug_test_cases,
+};
+
+kunit_test_suites(&sleb_test_suite, &sleb_debug_test_suite);
+#else
 kunit_test_suite(sleb_test_suite);
+#endif
 
 MODULE_LICENSE("GPL");

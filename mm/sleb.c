@@ -16,7 +16,9 @@
  * A per-cpu queue holds objects of the CPU's memory node only: an object of
  * another node is freed into that node's shared array (or its slab), and a
  * request for another node is served from that node's shared array or
- * slabs without touching the queue.
+ * slabs without touching the queue.  Every CPU gives back a fifth of its
+ * idle queues and of its node's idle shared arrays every two seconds, and a
+ * shrinker empties them all under memory pressure.
  *
  * Lock order:
  *   1. cpu_hotplug_lock (read side: resizing and flushing queues)
@@ -30,16 +32,21 @@
  * queue, creating and destroying caches.  They also keep the queues alive
  * while sysfs and /proc/slabinfo count the objects in them.
  *
- * sleb_cpu->lock protects a CPU's queue and its contents.  It is a
- * local_lock taken with local_lock_irqsave(), i.e. interrupts are disabled
- * (on !PREEMPT_RT this is local_irq_save(), about as costly as SLAB's
- * fast path; SLEB depends on !PREEMPT_RT).  The queue pointer is only
- * replaced on its own CPU, from an IPI, which is why a queue can be
- * resized while the cache is in use.  Whoever drops the lock to allocate
- * a slab reloads the queue after taking it again.
+ * The reaper and the shrinker walk the caches under slab_mutex, which they
+ * only try to take (the shrinker also cpu_hotplug_lock): reclaim can run
+ * inside kmem_cache_create() or a CPU hotplug operation.
  *
- * kmem_cache_node->shared_lock protects the node's shared array pointer
- * and contents.  The shared array of node N holds objects of node N only.
+ * sleb_cpu->lock protects a CPU's queue, its contents and its touched
+ * flag.  It is a local_lock taken with local_lock_irqsave(), i.e.
+ * interrupts are disabled (on !PREEMPT_RT this is local_irq_save(), about
+ * as costly as SLAB's fast path; SLEB depends on !PREEMPT_RT).  The queue
+ * pointer is only replaced on its own CPU, from an IPI, which is why a
+ * queue can be resized while the cache is in use.  Whoever drops the lock
+ * to allocate a slab reloads the queue after taking it again.
+ *
+ * kmem_cache_node->shared_lock protects the node's shared array pointer,
+ * contents, touched flag and next reap time.  The shared array of node N
+ * holds objects of node N only.
  *
  * kmem_cache_node->list_lock protects the node's partial and full lists,
  * its counters, and the free bitmaps of all the node's slabs.  Moving a
@@ -68,8 +75,7 @@
 #include <trace/events/kmem.h>
 
 #include "internal.h"
-#include "slab.h"
-#include "sleb_map.h"
+#include "sleb.h"
 
 /* === Data ================================================================ */
 
@@ -96,13 +102,6 @@ static struct kmem_cache *kmem_cache_node;
 static struct kmem_cache sleb_boot_kmem_cache;
 static struct kmem_cache sleb_boot_kmem_cache_node;
 
-/* Which list of its node a slab is on; kept in struct slab under list_lock. */
-enum sleb_slab_list {
-	SLEB_LIST_NONE,
-	SLEB_LIST_PARTIAL,
-	SLEB_LIST_FULL,
-};
-
 /* === Statistics ========================================================== */
 
 static inline void stat(struct kmem_cache *s, enum sleb_stat_item item)
@@ -121,18 +120,6 @@ static inline void stat_add(struct kmem_cache *s, enum sleb_stat_item item,
 }
 
 /* === Slab pages ========================================================== */
-
-static inline unsigned long *slab_map(struct slab *slab)
-{
-	if (sleb_map_in_struct(slab->objects))
-		return &slab->free_map;
-	return slab->free_map_ext;
-}
-
-static inline void *slab_base(struct kmem_cache *s, struct slab *slab)
-{
-	return slab_address(slab);
-}
 
 static void sleb_run_ctor(struct kmem_cache *s, void *object)
 {
@@ -155,9 +142,16 @@ static void sleb_init_slab(struct kmem_cache *s, struct slab *slab,
 	sleb_map_init(slab_map(slab), oo->objects);
 
 	kasan_poison_slab(slab);
-	if (unlikely(s->ctor)) {
-		for (i = 0; i < oo->objects; i++)
-			sleb_run_ctor(s, base + i * s->size);
+	if (sleb_debug_cache(s))
+		sleb_debug_init_slab(s, slab);
+	if (!IS_ENABLED(CONFIG_KASAN) && likely(!s->ctor))
+		return;
+	for (i = 0; i < oo->objects; i++) {
+		/* KASAN's per-object metadata; the object is unchanged. */
+		void *object = kasan_init_slab_obj(s, slab_object(s, slab, i));
+
+		if (s->ctor)
+			sleb_run_ctor(s, object);
 	}
 }
 
@@ -499,8 +493,10 @@ static unsigned int shared_put(struct kmem_cache_node *n, void * const *objs,
 	if (!READ_ONCE(n->shared))
 		return 0;
 	spin_lock(&n->shared_lock);
-	if (n->shared)
+	if (n->shared) {
 		moved = sleb_array_add(n->shared, objs, nr);
+		n->shared_touched = true;
+	}
 	spin_unlock(&n->shared_lock);
 	return moved;
 }
@@ -513,8 +509,10 @@ static unsigned int shared_get(struct kmem_cache_node *n, void **dst, unsigned i
 	if (!READ_ONCE(n->shared) || !READ_ONCE(n->shared->count))
 		return 0;
 	spin_lock(&n->shared_lock);
-	if (n->shared)
+	if (n->shared) {
 		got = sleb_array_take_newest(n->shared, dst, max);
+		n->shared_touched = true;
+	}
 	spin_unlock(&n->shared_lock);
 	return got;
 }
@@ -554,6 +552,7 @@ static void queue_drain(struct kmem_cache *s, struct sleb_array *q)
 	unsigned int moved;
 
 	lockdep_assert_held(this_cpu_ptr(&s->cpu->lock));
+	this_cpu_ptr(s->cpu)->touched = true;
 	moved = shared_put(get_node(s, numa_mem_id()), q->objects, nr);
 	if (moved)
 		stat(s, DRAIN_SHARED);
@@ -655,6 +654,7 @@ static void *queue_refill(struct kmem_cache *s, gfp_t gfp, unsigned long *irqfla
 	void *object;
 
 	stat(s, ALLOC_SLOWPATH);
+	this_cpu_ptr(s->cpu)->touched = true;
 	for (;;) {
 		int node = numa_mem_id();
 		unsigned int got;
@@ -790,8 +790,14 @@ static __always_inline void *sleb_alloc(struct kmem_cache *s, struct list_lru *l
 	if (unlikely(!s))
 		return NULL;
 	object = kfence_alloc(s, orig_size, gfp);
-	if (likely(!object))
-		object = queue_alloc(s, gfp, node);
+	if (unlikely(object)) {
+		/* KFENCE initialises its objects itself, to their size only. */
+		slab_post_alloc_hook(s, objcg, gfp, 1, &object, false);
+		return object;
+	}
+	object = queue_alloc(s, gfp, node);
+	if (sleb_debug_cache(s))
+		sleb_debug_alloc(s, object, caller);
 	slab_post_alloc_hook(s, objcg, gfp, 1, &object, slab_want_init_on_alloc(gfp, s));
 	return object;
 }
@@ -819,6 +825,12 @@ static __always_inline bool sleb_free_hook(struct kmem_cache *s, void *x, bool i
 static __always_inline void sleb_free(struct kmem_cache *s, struct slab *slab, void *x,
 				      unsigned long caller)
 {
+	if (sleb_debug_cache(s) && !sleb_debug_free(s, slab, x, caller))
+		return;
+	if (unlikely(!slab)) {
+		sleb_report_bad_free(s, x, "free of a non-slab pointer");
+		return;
+	}
 	memcg_slab_free_hook(s, slab, &x, 1);
 	if (unlikely(is_kfence_address(x))) {
 		sleb_free_hook(s, x, false);
@@ -913,12 +925,20 @@ static size_t queue_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, voi
 		void *object;
 
 		if (q->count) {
-			i += sleb_array_take_newest(q, p + i, min_t(size_t, size - i, UINT_MAX));
+			unsigned int got, j;
+
+			got = sleb_array_take_newest(q, p + i, min_t(size_t, size - i, UINT_MAX));
+			if (sleb_debug_cache(s))
+				for (j = 0; j < got; j++)
+					sleb_debug_alloc(s, p[i + j], _RET_IP_);
+			i += got;
 			continue;
 		}
 		object = queue_refill(s, gfp, &flags);
 		if (!object)
 			break;
+		if (sleb_debug_cache(s))
+			sleb_debug_alloc(s, object, _RET_IP_);
 		p[i++] = object;
 	}
 	local_unlock_irqrestore(&s->cpu->lock, flags);
@@ -1180,7 +1200,7 @@ static void flush_all_cpus_locked(struct kmem_cache *s)
 		shared_flush(s, n);
 }
 
-static void flush_all(struct kmem_cache *s)
+void sleb_flush_all(struct kmem_cache *s)
 {
 	cpus_read_lock();
 	flush_all_cpus_locked(s);
@@ -1201,6 +1221,240 @@ static int sleb_cpu_dead(unsigned int cpu)
 	mutex_unlock(&slab_mutex);
 	return 0;
 }
+
+/* === Reaping ============================================================= */
+
+/*
+ * Objects in queues and shared arrays are free memory that nobody else can
+ * use.  As SLAB's cache_reap() does, each CPU looks at its queues and at
+ * its node's shared arrays every reap_interval_ms (deferrable, so an idle
+ * CPU is not woken for it): an array that was neither refilled nor drained
+ * since the last look gives a fifth of its size back to the slabs, oldest
+ * objects first; one in use keeps its objects.  Slabs that become empty
+ * are freed above min_partial by the usual free path.  Under memory
+ * pressure (and on drop_caches) a shrinker empties all of them at once.
+ */
+
+#define SLEB_REAP_DEFAULT_MS	2000
+#define SLEB_REAP_MIN_MS	100
+#define SLEB_REAP_MAX_MS	600000
+
+static unsigned int sleb_reap_ms = SLEB_REAP_DEFAULT_MS;
+static DEFINE_PER_CPU(struct delayed_work, sleb_reap_work);
+static bool sleb_reap_running;
+
+/* The part of an idle array given back per pass: a fifth, rounded up. */
+static inline unsigned int reap_share(const struct sleb_array *a)
+{
+	return min(a->count, (a->size + 4) / 5);
+}
+
+/* Give back part of this CPU's queue of @s if it was idle; returns how much. */
+static unsigned int reap_cpu_queue(struct kmem_cache *s)
+{
+	struct sleb_cpu *c;
+	struct sleb_array *q;
+	unsigned long flags;
+	unsigned int nr = 0;
+
+	local_lock_irqsave(&s->cpu->lock, flags);
+	c = this_cpu_ptr(s->cpu);
+	q = c->queue;
+	if (c->touched) {
+		c->touched = false;
+	} else if (q->count) {
+		nr = reap_share(q);
+		sleb_free_to_slabs(s, q->objects, nr);
+		sleb_array_drop_oldest(q, nr);
+		stat(s, QUEUE_REAP);
+	}
+	local_unlock_irqrestore(&s->cpu->lock, flags);
+	return nr;
+}
+
+/*
+ * Give back part of the shared array of node @n if it was idle.  Every CPU
+ * of the node comes here; @force ignores whose turn it is (KUnit).
+ */
+static unsigned int reap_shared(struct kmem_cache *s, struct kmem_cache_node *n,
+				bool force)
+{
+	struct sleb_array *a;
+	unsigned long flags;
+	unsigned int nr = 0;
+
+	if (!READ_ONCE(n->shared) ||
+	    (!force && time_before(jiffies, READ_ONCE(n->next_reap))))
+		return 0;
+	spin_lock_irqsave(&n->shared_lock, flags);
+	a = n->shared;
+	if (!force)
+		n->next_reap = jiffies + msecs_to_jiffies(READ_ONCE(sleb_reap_ms));
+	if (n->shared_touched) {
+		n->shared_touched = false;
+	} else if (a && a->count) {
+		nr = reap_share(a);
+		sleb_free_to_slabs(s, a->objects, nr);
+		sleb_array_drop_oldest(a, nr);
+		stat(s, QUEUE_REAP);
+	}
+	spin_unlock_irqrestore(&n->shared_lock, flags);
+	return nr;
+}
+
+static void sleb_reap_queue_next(struct delayed_work *work)
+{
+	unsigned int ms = READ_ONCE(sleb_reap_ms);
+	unsigned long delay = msecs_to_jiffies(ms);
+
+	/* Whole seconds are rounded so that the CPUs' timers fire together. */
+	if (ms >= MSEC_PER_SEC)
+		delay = round_jiffies_relative(delay);
+	queue_delayed_work_on(smp_processor_id(), system_wq, work, delay);
+}
+
+/* The per-cpu reap pass; runs bound to its CPU. */
+static void sleb_reap(struct work_struct *w)
+{
+	struct kmem_cache_node *n;
+	struct kmem_cache *s;
+
+	/* Caches are being created or destroyed: try again next time. */
+	if (!mutex_trylock(&slab_mutex))
+		goto out;
+	list_for_each_entry(s, &slab_caches, list) {
+		reap_cpu_queue(s);
+		n = get_node(s, numa_mem_id());
+		if (n)
+			reap_shared(s, n, false);
+		cond_resched();
+	}
+	mutex_unlock(&slab_mutex);
+out:
+	sleb_reap_queue_next(to_delayed_work(w));
+}
+
+static int sleb_reap_online(unsigned int cpu)
+{
+	struct delayed_work *work = per_cpu_ptr(&sleb_reap_work, cpu);
+
+	/* Spread the CPUs' passes over a second. */
+	queue_delayed_work_on(cpu, system_wq, work,
+			      round_jiffies_relative(HZ) + cpu % HZ);
+	return 0;
+}
+
+static int sleb_reap_offline(unsigned int cpu)
+{
+	cancel_delayed_work_sync(per_cpu_ptr(&sleb_reap_work, cpu));
+	return 0;
+}
+
+static int sleb_reap_ms_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int ms;
+
+	unsigned int cpu;
+
+	if (kstrtouint(val, 0, &ms) || ms < SLEB_REAP_MIN_MS || ms > SLEB_REAP_MAX_MS)
+		return -EINVAL;
+	WRITE_ONCE(sleb_reap_ms, ms);
+	/* From the command line this runs before there are workqueues. */
+	if (!READ_ONCE(sleb_reap_running))
+		return 0;
+	/* The next pass comes after the new interval, not the old one. */
+	cpus_read_lock();
+	for_each_online_cpu(cpu)
+		mod_delayed_work_on(cpu, system_wq, per_cpu_ptr(&sleb_reap_work, cpu),
+				    msecs_to_jiffies(ms));
+	cpus_read_unlock();
+	return 0;
+}
+
+static const struct kernel_param_ops sleb_reap_ms_ops = {
+	.set = sleb_reap_ms_set,
+	.get = param_get_uint,
+};
+module_param_cb(reap_interval_ms, &sleb_reap_ms_ops, &sleb_reap_ms, 0644);
+MODULE_PARM_DESC(reap_interval_ms, "Milliseconds between reap passes (100-600000)");
+
+/* All objects in queues and shared arrays: what the shrinker could free. */
+static unsigned long count_queued_locked(void)
+{
+	struct kmem_cache_node *n;
+	struct kmem_cache *s;
+	unsigned long nr = 0;
+	int cpu, node;
+
+	lockdep_assert_held(&slab_mutex);
+	list_for_each_entry(s, &slab_caches, list) {
+		for_each_online_cpu(cpu)
+			nr += READ_ONCE(per_cpu_ptr(s->cpu, cpu)->queue->count);
+		for_each_kmem_cache_node(s, node, n)
+			if (n->shared)
+				nr += READ_ONCE(n->shared->count);
+	}
+	return nr;
+}
+
+static unsigned long sleb_shrink_count(struct shrinker *shrink,
+				       struct shrink_control *sc)
+{
+	unsigned long nr;
+
+	/* Reclaim inside kmem_cache_create() must not wait for slab_mutex. */
+	if (!mutex_trylock(&slab_mutex))
+		return 0;
+	nr = count_queued_locked();
+	mutex_unlock(&slab_mutex);
+	return nr ? nr : SHRINK_EMPTY;
+}
+
+static unsigned long sleb_shrink_scan(struct shrinker *shrink,
+				      struct shrink_control *sc)
+{
+	struct kmem_cache *s;
+	unsigned long nr;
+
+	if (!cpus_read_trylock())
+		return SHRINK_STOP;
+	if (!mutex_trylock(&slab_mutex)) {
+		cpus_read_unlock();
+		return SHRINK_STOP;
+	}
+	nr = count_queued_locked();
+	if (nr) {
+		list_for_each_entry(s, &slab_caches, list)
+			flush_all_cpus_locked(s);
+	}
+	mutex_unlock(&slab_mutex);
+	cpus_read_unlock();
+	return nr ? nr : SHRINK_STOP;
+}
+
+static struct shrinker sleb_shrinker = {
+	.count_objects = sleb_shrink_count,
+	.scan_objects = sleb_shrink_scan,
+	.seeks = DEFAULT_SEEKS,
+};
+
+static int __init sleb_reap_init(void)
+{
+	int cpu, ret;
+
+	for_each_possible_cpu(cpu)
+		INIT_DEFERRABLE_WORK(per_cpu_ptr(&sleb_reap_work, cpu), sleb_reap);
+	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "mm/sleb:reap",
+				sleb_reap_online, sleb_reap_offline);
+	if (ret < 0)
+		pr_warn("SLEB: no reaper for idle queues (error %d)\n", ret);
+	else
+		WRITE_ONCE(sleb_reap_running, true);
+	if (register_shrinker(&sleb_shrinker, "sleb-queues"))
+		pr_warn("SLEB: no shrinker for idle queues\n");
+	return 0;
+}
+device_initcall(sleb_reap_init);
 
 /* === Cache lifecycle ===================================================== */
 
@@ -1224,7 +1478,7 @@ int __kmem_cache_shrink(struct kmem_cache *s)
 	struct kmem_cache_node *n;
 	int node, ret = 0;
 
-	flush_all(s);
+	sleb_flush_all(s);
 	for_each_kmem_cache_node(s, node, n) {
 		node_shrink(s, n);
 		if (READ_ONCE(n->nr_slabs))
@@ -1257,12 +1511,12 @@ static void report_leaks(struct kmem_cache *s, struct kmem_cache_node *n)
 	list_for_each_entry(slab, &n->full, slab_list)
 		for (i = 0; i < slab->objects && shown < 16; i++, shown++)
 			pr_err("SLEB %s: object %p in use\n", s->name,
-			       slab_address(slab) + i * s->size);
+			       slab_object(s, slab, i));
 	list_for_each_entry(slab, &n->partial, slab_list)
 		for (i = 0; i < slab->objects && shown < 16; i++)
 			if (!test_bit(i, slab_map(slab))) {
 				pr_err("SLEB %s: object %p in use\n", s->name,
-				       slab_address(slab) + i * s->size);
+				       slab_object(s, slab, i));
 				shown++;
 			}
 	spin_unlock_irqrestore(&n->list_lock, flags);
@@ -1326,6 +1580,8 @@ static void init_node(struct kmem_cache_node *n)
 	n->nr_slabs = 0;
 	n->total_objects = 0;
 	n->shared = NULL;
+	n->shared_touched = false;
+	n->next_reap = jiffies;
 }
 
 /*
@@ -1345,9 +1601,12 @@ static void __init bootstrap_node(int node)
 	if (slab_nid(slab) != node)
 		pr_warn("SLEB: kmem_cache_node for node %d placed on node %d\n",
 			node, slab_nid(slab));
-	sleb_map_take(slab_map(slab), slab->objects, slab_address(slab), s->size, &object, 1);
-	n = object;
-	kasan_kmalloc(s, n, sizeof(*n), GFP_NOWAIT);
+	sleb_map_take(slab_map(slab), slab->objects, slab_base(s, slab), s->size, &object, 1);
+	if (sleb_debug_cache(s))
+		sleb_debug_alloc(s, object, _RET_IP_);
+	n = kasan_slab_alloc(s, object, GFP_NOWAIT, false);
+	/* kmemleak scans it for the node's shared array. */
+	kmemleak_alloc(n, sizeof(*n), 1, GFP_NOWAIT);
 	init_node(n);
 	s->node[node] = n;
 	spin_lock(&n->list_lock);
@@ -1436,7 +1695,10 @@ static int calculate_sizes(struct kmem_cache *s)
 	unsigned int size = ALIGN(s->object_size, sizeof(void *));
 
 	s->inuse = size;
-	size = ALIGN(size, s->align);
+	s->red_left_pad = 0;
+	size = sleb_debug_layout(s, size);
+	kasan_cache_create(s, &size, &s->flags);
+	size = ALIGN(size + s->red_left_pad, s->align);
 	if (!size || get_order(size) >= MAX_ORDER)
 		return -EINVAL;
 	s->size = size;
@@ -1471,7 +1733,6 @@ int __kmem_cache_create(struct kmem_cache *s, slab_flags_t flags)
 	int err;
 
 	s->flags = kmem_cache_flags(s->size, flags, s->name);
-	s->red_left_pad = 0;
 	err = calculate_sizes(s);
 	if (err)
 		return err;
@@ -1501,9 +1762,13 @@ struct kmem_cache *__kmem_cache_alias(const char *name, unsigned int size,
 				      unsigned int align, slab_flags_t flags,
 				      void (*ctor)(void *))
 {
-	struct kmem_cache *s = find_mergeable(size, align, flags, name, ctor);
+	struct kmem_cache *s;
 
-	if (!s)
+	/* A debugged cache keeps its own layout: never an alias, never aliased. */
+	if (kmem_cache_flags(size, flags, name) & SLEB_DEBUG_FLAGS)
+		return NULL;
+	s = find_mergeable(size, align, flags, name, ctor);
+	if (!s || (s->flags & SLEB_DEBUG_FLAGS))
 		return NULL;
 	s->refcount++;
 	s->object_size = max(s->object_size, size);
@@ -1512,11 +1777,13 @@ struct kmem_cache *__kmem_cache_alias(const char *name, unsigned int size,
 	return s;
 }
 
+#ifndef CONFIG_SLEB_DEBUG
 slab_flags_t kmem_cache_flags(unsigned int object_size, slab_flags_t flags,
 			      const char *name)
 {
 	return flags;
 }
+#endif
 
 void __init kmem_cache_init(void)
 {
@@ -1579,8 +1846,10 @@ void __kmem_obj_info(struct kmem_obj_info *kpp, void *object, struct slab *slab)
 	idx = __obj_to_index(s, base, objp);
 	if (idx >= slab->objects)
 		return;
-	kpp->kp_objp = base + idx * s->size;
+	kpp->kp_objp = fixup_red_left(s, base + idx * s->size);
 	kpp->kp_data_offset = objp - kpp->kp_objp;
+	if (sleb_debug_cache(s))
+		sleb_debug_obj_info(kpp, s, kpp->kp_objp);
 }
 #endif
 
@@ -1604,6 +1873,10 @@ void __check_heap_object(const void *ptr, unsigned long n,
 			usercopy_abort("SLEB bitmap", s->name, to_user,
 				       ptr - base, n);
 		offset = ptr - (base + idx * s->size);
+		if (offset < s->red_left_pad)
+			usercopy_abort("SLEB object in left red zone", s->name,
+				       to_user, offset, n);
+		offset -= s->red_left_pad;
 	}
 	if (offset >= s->useroffset &&
 	    offset - s->useroffset <= s->usersize &&
@@ -1753,6 +2026,26 @@ int sleb_test_tune(struct kmem_cache *s, unsigned int queue, unsigned int batch,
 	return sleb_tune_in_use(s, queue, batch, shared);
 }
 EXPORT_SYMBOL_GPL(sleb_test_tune);
+
+/**
+ * sleb_test_reap - one reap pass over a cache on the calling CPU
+ * @s: the cache
+ *
+ * Looks at this CPU's queue and at its node's shared array as the periodic
+ * reaper does, whether or not it is the node's turn.
+ *
+ * Return: the number of objects given back to the slabs.
+ */
+unsigned int sleb_test_reap(struct kmem_cache *s)
+{
+	struct kmem_cache_node *n = get_node(s, numa_mem_id());
+	unsigned int nr = reap_cpu_queue(s);
+
+	if (n)
+		nr += reap_shared(s, n, true);
+	return nr;
+}
+EXPORT_SYMBOL_GPL(sleb_test_reap);
 
 /**
  * sleb_test_queue_count - objects in this CPU's queue of a cache
@@ -2035,6 +2328,30 @@ static ssize_t shrink_store(struct kmem_cache *s, const char *buf, size_t len)
 }
 SLEB_ATTR_RW(shrink);
 
+#ifdef CONFIG_SLEB_DEBUG
+SLEB_VALUE_ATTR(sanity_checks, "%d", !!(s->flags & SLAB_CONSISTENCY_CHECKS));
+SLEB_VALUE_ATTR(red_zone, "%d", !!(s->flags & SLAB_RED_ZONE));
+SLEB_VALUE_ATTR(poison, "%d", !!(s->flags & SLAB_POISON));
+SLEB_VALUE_ATTR(store_user, "%d", !!(s->flags & SLAB_STORE_USER));
+SLEB_VALUE_ATTR(trace, "%d", !!(s->flags & SLAB_TRACE));
+SLEB_VALUE_ATTR(failslab, "%d", !!(s->flags & SLAB_FAILSLAB));
+
+/* Reads back the number of problems the last validation found. */
+static ssize_t validate_show(struct kmem_cache *s, char *buf)
+{
+	return sysfs_emit(buf, "%ld\n", READ_ONCE(s->validate_errors));
+}
+
+static ssize_t validate_store(struct kmem_cache *s, const char *buf, size_t len)
+{
+	if (!sysfs_streq(buf, "1"))
+		return -EINVAL;
+	WRITE_ONCE(s->validate_errors, sleb_validate_cache(s));
+	return len;
+}
+SLEB_ATTR_RW(validate);
+#endif
+
 #ifdef CONFIG_SLEB_STATS
 static ssize_t show_stat(struct kmem_cache *s, char *buf, enum sleb_stat_item item)
 {
@@ -2092,6 +2409,7 @@ SLEB_STAT_ATTR(refill_new_slab, REFILL_NEW_SLAB);
 SLEB_STAT_ATTR(drain_shared, DRAIN_SHARED);
 SLEB_STAT_ATTR(drain_slabs, DRAIN_SLABS);
 SLEB_STAT_ATTR(queue_flush, QUEUE_FLUSH);
+SLEB_STAT_ATTR(queue_reap, QUEUE_REAP);
 SLEB_STAT_ATTR(queue_resize, QUEUE_RESIZE);
 SLEB_STAT_ATTR(alloc_slab, SLAB_ALLOC);
 SLEB_STAT_ATTR(free_slab, SLAB_FREE);
@@ -2123,6 +2441,15 @@ static struct attribute *sleb_attrs[] = {
 	&cpu_batch_size_attr.attr,
 	&shared_queue_size_attr.attr,
 	&shrink_attr.attr,
+#ifdef CONFIG_SLEB_DEBUG
+	&sanity_checks_attr.attr,
+	&red_zone_attr.attr,
+	&poison_attr.attr,
+	&store_user_attr.attr,
+	&trace_attr.attr,
+	&failslab_attr.attr,
+	&validate_attr.attr,
+#endif
 #ifdef CONFIG_SLEB_STATS
 	&alloc_fastpath_attr.attr,
 	&alloc_slowpath_attr.attr,
@@ -2136,6 +2463,7 @@ static struct attribute *sleb_attrs[] = {
 	&drain_shared_attr.attr,
 	&drain_slabs_attr.attr,
 	&queue_flush_attr.attr,
+	&queue_reap_attr.attr,
 	&queue_resize_attr.attr,
 	&alloc_slab_attr.attr,
 	&free_slab_attr.attr,

@@ -26,6 +26,7 @@
  * @DRAIN_SHARED: queue drain into the node's shared array
  * @DRAIN_SLABS: queue drain that freed objects into their slabs
  * @QUEUE_FLUSH: a queue was emptied (shrink, CPU hotplug, resize)
+ * @QUEUE_REAP: the reaper gave back part of an idle queue or shared array
  * @QUEUE_RESIZE: the queues of the cache were resized
  * @SLAB_ALLOC: slabs allocated from the page allocator
  * @SLAB_FREE: slabs given back to the page allocator
@@ -45,6 +46,7 @@ enum sleb_stat_item {
 	DRAIN_SHARED,
 	DRAIN_SLABS,
 	QUEUE_FLUSH,
+	QUEUE_REAP,
 	QUEUE_RESIZE,
 	SLAB_ALLOC,
 	SLAB_FREE,
@@ -58,11 +60,13 @@ struct sleb_array;
  * struct sleb_cpu - per-cpu part of a cache
  * @lock: protects @queue and its contents; taken with interrupts disabled
  * @queue: the object queue; replaced only on this CPU, from an IPI
+ * @touched: the queue was refilled or drained since the reaper last looked
  * @stat: event counters
  */
 struct sleb_cpu {
 	local_lock_t lock;
 	struct sleb_array *queue;
+	bool touched;
 #ifdef CONFIG_SLEB_STATS
 	unsigned int stat[NR_SLEB_STAT_ITEMS];
 #endif
@@ -104,6 +108,7 @@ struct sleb_order_objects {
  * @kobj: sysfs directory
  * @random_seq: precomputed object order for new slabs
  * @kasan_info: KASAN metadata
+ * @validate_errors: problems found by the last validation through sysfs
  * @node: per-node data
  */
 struct kmem_cache {
@@ -136,6 +141,9 @@ struct kmem_cache {
 #endif
 #ifdef CONFIG_KASAN
 	struct kasan_cache kasan_info;
+#endif
+#ifdef CONFIG_SLEB_DEBUG
+	long validate_errors;
 #endif
 	struct kmem_cache_node *node[MAX_NUMNODES];
 };
@@ -179,8 +187,14 @@ static inline unsigned long sleb_counts_in_use(const struct sleb_counts *c)
 int sleb_test_tune(struct kmem_cache *s, unsigned int queue, unsigned int batch,
 		   unsigned int shared);
 unsigned int sleb_test_queue_count(struct kmem_cache *s);
+unsigned int sleb_test_reap(struct kmem_cache *s);
 void sleb_test_usage(struct kmem_cache *s, struct sleb_counts *c);
 int sleb_test_node_usage(struct kmem_cache *s, int node, struct sleb_counts *c);
+#endif
+
+#ifdef CONFIG_SLEB_DEBUG
+void sleb_debug_prepare(slab_flags_t flags);
+long sleb_validate_cache(struct kmem_cache *s);
 #endif
 
 #ifdef CONFIG_SYSFS

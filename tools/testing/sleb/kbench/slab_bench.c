@@ -29,6 +29,13 @@
  *      to 4096 bytes: n/k bulk allocations then n/k bulk frees, and n/k
  *      (alloc_bulk, free_bulk) rounds; cycles per object
  *
+ * With burst_mb=M the module instead allocates M MiB of kmalloc objects of
+ * the first size (default 128 bytes), frees them all and reports
+ *
+ *   slab_bench: burst mb=<M> size=<bytes> objects=<count> [error=ENOMEM]
+ *
+ * so that a script can watch what the allocator keeps after a burst.
+ *
  * Before each group of cases an untimed pass allocates and frees the same
  * objects, so that no case pays for the first touch of guest memory (a host
  * page fault under QEMU or KVM) or the first use of a cache.
@@ -79,6 +86,10 @@ MODULE_PARM_DESC(sizes, "object sizes in bytes, comma separated (default 8,16,..
 static char *tests = "all";
 module_param(tests, charp, 0444);
 MODULE_PARM_DESC(tests, "all, or a bitmask: 1 seq, 2 pair, 4 concurrent, 8 remote free, 16 bulk");
+
+static unsigned int burst_mb;
+module_param(burst_mb, uint, 0444);
+MODULE_PARM_DESC(burst_mb, "only allocate and free this many MiB of objects (default 0: the benchmarks)");
 
 static const unsigned int default_sizes[] = {
 	8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384
@@ -573,6 +584,34 @@ static int alloc_bench_cpus(void)
 	return 0;
 }
 
+/*
+ * Allocate @mb MiB of @size byte objects, chained through their first
+ * word, then free them all.
+ */
+static void bench_burst(unsigned int mb, unsigned int size)
+{
+	unsigned long want = ((unsigned long)mb << 20) / size, count = 0;
+	void *head = NULL, *obj;
+
+	while (count < want) {
+		obj = kmalloc(size, GFP_KERNEL | __GFP_NOWARN);
+		if (!obj)
+			break;
+		*(void **)obj = head;
+		head = obj;
+		count++;
+		if (!(count & 4095))
+			cond_resched();
+	}
+	pr_info("burst mb=%u size=%u objects=%lu%s\n", mb, size, count,
+		count < want ? " error=ENOMEM" : "");
+	while (head) {
+		obj = head;
+		head = *(void **)obj;
+		kfree(obj);
+	}
+}
+
 static int __init slab_bench_init(void)
 {
 	const unsigned int *size_list = default_sizes;
@@ -596,6 +635,12 @@ static int __init slab_bench_init(void)
 			pr_err("size %u out of range 1..%lu\n", size_list[i], KMALLOC_MAX_SIZE);
 			return -EINVAL;
 		}
+	}
+	if (burst_mb) {
+		i = nr_sizes ? max_t(unsigned int, sizes[0], sizeof(void *)) : 128;
+		bench_burst(burst_mb, i);
+		pr_info("done cases=0\n");
+		return 0;
 	}
 	err = alloc_bench_cpus();
 	if (err) {

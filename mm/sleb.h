@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * SLEB internals shared by mm/sleb.c and mm/sleb_debug.c.
+ */
+#ifndef MM_SLEB_H
+#define MM_SLEB_H
+
+#include <linux/jump_label.h>
+#include <linux/mm.h>
+
+#include "slab.h"
+#include "sleb_map.h"
+
+/* Which list of its node a slab is on; kept in struct slab under list_lock. */
+enum sleb_slab_list {
+	SLEB_LIST_NONE,
+	SLEB_LIST_PARTIAL,
+	SLEB_LIST_FULL,
+};
+
+static inline unsigned long *slab_map(struct slab *slab)
+{
+	if (sleb_map_in_struct(slab->objects))
+		return &slab->free_map;
+	return slab->free_map_ext;
+}
+
+/* Address of object 0 of a slab: the slab address past a left red zone. */
+static inline void *slab_base(struct kmem_cache *s, struct slab *slab)
+{
+	return slab_address(slab) + s->red_left_pad;
+}
+
+static inline void *slab_object(struct kmem_cache *s, struct slab *slab,
+				unsigned int idx)
+{
+	return slab_base(s, slab) + idx * s->size;
+}
+
+void sleb_flush_all(struct kmem_cache *s);
+
+/* The debugging flags sleb_debug= and kmem_cache_create() may set. */
+#define SLEB_DEBUG_FLAGS (SLAB_CONSISTENCY_CHECKS | SLAB_RED_ZONE | \
+			  SLAB_POISON | SLAB_STORE_USER | SLAB_TRACE)
+
+#ifdef CONFIG_SLEB_DEBUG
+
+#ifdef CONFIG_SLEB_DEBUG_ON
+DECLARE_STATIC_KEY_TRUE(sleb_debug_enabled);
+#else
+DECLARE_STATIC_KEY_FALSE(sleb_debug_enabled);
+#endif
+
+/* Whether objects of @s carry debug metadata and pass the debug hooks. */
+static __always_inline bool sleb_debug_cache(struct kmem_cache *s)
+{
+	return static_branch_unlikely(&sleb_debug_enabled) &&
+	       (s->flags & SLEB_DEBUG_FLAGS);
+}
+
+unsigned int sleb_debug_layout(struct kmem_cache *s, unsigned int size);
+void sleb_debug_init_slab(struct kmem_cache *s, struct slab *slab);
+void sleb_debug_alloc(struct kmem_cache *s, void *object, unsigned long caller);
+bool sleb_debug_free(struct kmem_cache *s, struct slab *slab, void *object,
+		     unsigned long caller);
+void sleb_debug_obj_info(struct kmem_obj_info *kpp, struct kmem_cache *s,
+			 void *object);
+
+#else /* !CONFIG_SLEB_DEBUG */
+
+static __always_inline bool sleb_debug_cache(struct kmem_cache *s)
+{
+	return false;
+}
+
+static inline unsigned int sleb_debug_layout(struct kmem_cache *s, unsigned int size)
+{
+	return size;
+}
+
+static inline void sleb_debug_init_slab(struct kmem_cache *s, struct slab *slab)
+{
+}
+
+static inline void sleb_debug_alloc(struct kmem_cache *s, void *object,
+				    unsigned long caller)
+{
+}
+
+static inline bool sleb_debug_free(struct kmem_cache *s, struct slab *slab,
+				   void *object, unsigned long caller)
+{
+	return true;
+}
+
+static inline void sleb_debug_obj_info(struct kmem_obj_info *kpp,
+				       struct kmem_cache *s, void *object)
+{
+}
+
+#endif /* CONFIG_SLEB_DEBUG */
+
+#endif /* MM_SLEB_H */
