@@ -645,7 +645,7 @@ static void test_debug_poison_validate(struct kunit *test)
 	u8 *p;
 
 	if (IS_ENABLED(CONFIG_KASAN))
-		kunit_skip(test, "SLEB leaves freed objects to KASAN: no poisoning");
+		kunit_skip(test, "SLEB leaves freed objects to KASAN (no poisoning)");
 	s = debug_cache(test, "TestSleb_poison_val", SLAB_POISON);
 	p = kmem_cache_alloc(s, GFP_KERNEL);
 	kmem_cache_free(s, p);
@@ -663,7 +663,7 @@ static void test_debug_poison_alloc(struct kunit *test)
 	u8 *p, *q;
 
 	if (IS_ENABLED(CONFIG_KASAN))
-		kunit_skip(test, "SLEB leaves freed objects to KASAN: no poisoning");
+		kunit_skip(test, "SLEB leaves freed objects to KASAN (no poisoning)");
 	s = debug_cache(test, "TestSleb_poison_alloc", SLAB_POISON);
 	/* The queue is LIFO: the next allocation is p, and finds it written. */
 	migrate_disable();

@@ -142,6 +142,10 @@ static void sleb_init_slab(struct kmem_cache *s, struct slab *slab,
 	sleb_map_init(slab_map(slab), oo->objects);
 
 	kasan_poison_slab(slab);
+	/* The bitmap at the end of the slab is SLEB's, not an object's. */
+	if (!sleb_map_in_struct(oo->objects))
+		kasan_unpoison_range(slab->free_map_ext,
+				     BITS_TO_LONGS(oo->objects) * sizeof(long));
 	if (sleb_debug_cache(s))
 		sleb_debug_init_slab(s, slab);
 	if (!IS_ENABLED(CONFIG_KASAN) && likely(!s->ctor))
@@ -175,8 +179,13 @@ static struct slab *sleb_new_slab(struct kmem_cache *s, gfp_t gfp, int node)
 
 	if (unlikely(gfp & GFP_SLAB_BUG_MASK))
 		gfp = kmalloc_fix_flags(gfp);
+	/*
+	 * Only how to reclaim and where to place come from the caller: the
+	 * pages must not be charged to a memcg (__GFP_ACCOUNT: memcg_data
+	 * would say "kmem page" where objcg vectors go) nor zeroed.
+	 */
 	gfp &= gfp_allowed_mask;
-	flags = (gfp | s->allocflags) & ~__GFP_ZERO;
+	flags = (gfp & (GFP_RECLAIM_MASK | GFP_CONSTRAINT_MASK)) | s->allocflags;
 
 	/* The preferred order may fail quietly; the minimal one may not. */
 	folio = NULL;
@@ -198,8 +207,9 @@ static struct slab *sleb_new_slab(struct kmem_cache *s, gfp_t gfp, int node)
 	smp_wmb();
 	if (page_is_pfmemalloc(folio_page(folio, 0)))
 		slab_set_pfmemalloc(slab);
-	account_slab(slab, oo->order, s, flags);
+	/* The objcg vector is sized by slab->objects, set up here. */
 	sleb_init_slab(s, slab, oo);
+	account_slab(slab, oo->order, s, flags);
 	stat(s, SLAB_ALLOC);
 	return slab;
 }

@@ -657,6 +657,7 @@ void sleb_debug_obj_info(struct kmem_obj_info *kpp, struct kmem_cache *s,
 
 	if (!(s->flags & SLAB_STORE_USER))
 		return;
+	metadata_access_enable();
 	t = get_track(s, object, TRACK_ALLOC);
 	kpp->kp_ret = (void *)t->addr;
 	nr = t->handle ? stack_depot_fetch(t->handle, &entries) : 0;
@@ -666,6 +667,7 @@ void sleb_debug_obj_info(struct kmem_obj_info *kpp, struct kmem_cache *s,
 	nr = t->handle ? stack_depot_fetch(t->handle, &entries) : 0;
 	for (i = 0; i < KS_ADDRS_COUNT && i < nr; i++)
 		kpp->kp_free_stack[i] = (void *)entries[i];
+	metadata_access_disable();
 #endif
 }
 
