@@ -381,6 +381,7 @@ static void sleb_report_bad_free(struct kmem_cache *s, void *x, const char *what
 {
 	pr_err("SLEB %s: %s of object %p from %pS, object ignored\n",
 	       s->name, what, x, __builtin_return_address(0));
+	dump_stack();
 	add_taint(TAINT_BAD_PAGE, LOCKDEP_NOW_UNRELIABLE);
 }
 
@@ -891,6 +892,19 @@ void __kmem_cache_free(struct kmem_cache *s, void *x, unsigned long caller)
 
 void kmem_cache_free(struct kmem_cache *s, void *x)
 {
+	if (unlikely(!s)) {
+		/* No cache given: the slab knows, if there is one. */
+		struct slab *slab = virt_to_slab(x);
+
+		if (!slab) {
+			pr_err("SLEB: %s(NULL, %p) of a non-slab pointer from %pS, ignored\n",
+			       __func__, x, __builtin_return_address(0));
+			dump_stack();
+			add_taint(TAINT_BAD_PAGE, LOCKDEP_NOW_UNRELIABLE);
+			return;
+		}
+		s = slab->slab_cache;
+	}
 	s = cache_from_obj(s, x);
 	if (!s)
 		return;
@@ -989,6 +1003,13 @@ static struct sleb_array *sleb_array_alloc(unsigned int size, gfp_t gfp, int nod
 	if (a) {
 		a->count = 0;
 		a->size = size;
+		/*
+		 * Slots above count keep pointers to objects handed out since:
+		 * kmemleak must not take them for references (as SLAB's
+		 * alloc_arraycache() says), or a leak in a recycled object
+		 * goes unreported.
+		 */
+		kmemleak_no_scan(a);
 	}
 	return a;
 }

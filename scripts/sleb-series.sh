@@ -48,9 +48,13 @@ mm/slab: prepare the shared slab code for SLEB
 mm/sleb: add SLEB, the Enhanced Slab Allocator
 	file:mm/sleb_map.h
 	file:include/linux/sleb_def.h
+	file:mm/sleb.h
 	file:mm/sleb.c
+	file:mm/sleb_debug.c
 	kconfig
 	patch:0002-mm-sleb-add-sleb-to-the-allocator-choice.patch
+mm/sleb: debugging, KASAN and KFENCE in the shared code
+	patch:0005-mm-sleb-debugging-kasan-and-kfence-in-the-shared-code.patch
 mm/sleb: add KUnit tests
 	file:lib/sleb_kunit.c
 selftests/sleb: test the sysfs and /proc/slabinfo interface
@@ -99,6 +103,10 @@ longer inverted, and objects held in queues are counted.
 The slab layout, bitmap and queue helpers are pure functions in
 mm/sleb_map.h so that a userspace harness can compile them.
 EOF
+		;;
+	"mm/sleb: debugging"*)
+		sed -n '/^$/,/^Signed-off-by/p' "$SLEB_TOP/patches/0005-mm-sleb-debugging-kasan-and-kfence-in-the-shared-code.patch" |
+			sed '/^Signed-off-by/d' | sed '1d'
 		;;
 	"mm/sleb: add KUnit"*)
 		cat <<'EOF'

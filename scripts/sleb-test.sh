@@ -80,7 +80,13 @@ test_kernel() {
 		return
 	fi
 	build_kernel "$alloc" "$variant" >/dev/null 2>&1
-	RUN_ALLOC=$alloc RUN_VARIANT=$variant RUN_QUIET=1 RUN_APPEND=${5:-}
+	RUN_ALLOC=$alloc RUN_VARIANT=$variant RUN_QUIET=1 RUN_APPEND=${5:-} RUN_TIMEOUT=600
+	# Under KASAN everything is slower; every report counts, not just
+	# the first.
+	if [ "$variant" = debug ]; then
+		RUN_TIMEOUT=1200
+		RUN_APPEND="kasan_multi_shot $RUN_APPEND"
+	fi
 	log=$SLEB_CACHE/logs/test-$tag.log
 	guest_run "$KERNEL" "$SLEB_TOP/scripts/guest/$script" "$log" || true
 	if [ "$GUEST_RC" = 255 ]; then
@@ -140,10 +146,26 @@ cmd_test() {
 	guest_base_initramfs
 	echo "# base: $(base_version) + $(series_patches | wc -l) patches; kernels: $kernels"
 	test_host
+	# The KUnit suites of KASAN and KFENCE (debug variant) run in the first
+	# boot of each variant only.
 	for v in fast debug; do
 		test_kernel "$alloc" "$v" "$alloc-$v" suite.sh
-		test_kernel "$alloc" "$v" "$alloc-$v-init_on" meminit.sh "init_on_alloc=1 init_on_free=1"
 	done
+	test_kernel "$alloc" fast "$alloc-fast-init_on" meminit.sh "init_on_alloc=1 init_on_free=1"
+	# The kernel's checkers against the allocator: LKDTM, FAILSLAB, kmemleak
+	# and its test module, memcg kmem (scripts/guest/debug.sh).
+	if [ "$alloc" = sleb ]; then
+		if build_kernel "$alloc" debug >/dev/null 2>&1 &&
+			build_module "$(build_dir "$alloc" debug)" kmemleak-test \
+				"$WORK/samples/kmemleak/kmemleak-test.c" >/dev/null; then
+			t_ok "$alloc-debug: kmemleak-test module builds"
+			GUEST_FILES="$MODULE_KO:/modules/kmemleak-test.ko" test_kernel "$alloc" debug \
+				"$alloc-debug-checkers" debug.sh \
+				"sleb_debug=FZPU init_on_alloc=1 init_on_free=1 kunit.filter_glob=sleb*"
+		else
+			t_fail "$alloc-debug: kmemleak-test module builds"
+		fi
+	fi
 	RUN_NUMA=2
 	test_kernel "$alloc" fast "$alloc-fast-numa2" numa.sh
 	RUN_NUMA=1
@@ -163,29 +185,32 @@ cmd_test() {
 
 KBENCH_SRC=$SLEB_TOP/tools/testing/sleb/kbench
 
-# build_kbench OUT: the kbench module (tools/testing/sleb/kbench) built out
-# of tree against the kernel build OUT, in OUT/kbench; sets KBENCH_KO.
-# Returns 1 with a note when it cannot be built.
-build_kbench() {
-	local out=$1 dir=$1/kbench f
-	KBENCH_KO=""
+# build_module OUT NAME SRC...: an external module built out of tree
+# against the kernel build OUT, in OUT/NAME, from the files SRC (a Kbuild
+# among them, or one is written for NAME.o); sets MODULE_KO.  Returns 1
+# with a note when it cannot be built.
+build_module() {
+	local out=$1 name=$2 dir=$1/$2 f
+	shift 2
+	MODULE_KO=""
 	if [ ! -f "$out/include/generated/autoconf.h" ] || [ ! -f "$out/vmlinux.symvers" ]; then
-		note "kbench: no finished kernel build in $out"
+		note "$name: no finished kernel build in $out"
 		return 1
 	fi
 	if ! grep -q '^CONFIG_MODULES=y' "$out/.config"; then
-		note "kbench: the kernel of $out has no CONFIG_MODULES"
+		note "$name: the kernel of $out has no CONFIG_MODULES"
 		return 1
 	fi
 	mkdir -p "$dir"
-	for f in Kbuild slab_bench.c; do
-		cmp -s "$KBENCH_SRC/$f" "$dir/$f" || cp "$KBENCH_SRC/$f" "$dir/$f"
+	for f in "$@"; do
+		cmp -s "$f" "$dir/$(basename "$f")" || cp "$f" "$dir/"
 	done
+	[ -f "$dir/Kbuild" ] || echo "obj-m := $name.o" >"$dir/Kbuild"
 	: >"$dir/build.log"
 	# A bzImage build does not make the module linker script.
 	if [ ! -f "$out/scripts/module.lds" ] &&
 		! make -C "$WORK" O="$out" CC="ccache gcc" HOSTCC="ccache gcc" modules_prepare >"$dir/build.log" 2>&1; then
-		note "kbench: make modules_prepare in $out failed (log: $dir/build.log)"
+		note "$name: make modules_prepare in $out failed (log: $dir/build.log)"
 		return 1
 	fi
 	# vmlinux.symvers as extra symbols: modpost checks the module's imports
@@ -193,14 +218,21 @@ build_kbench() {
 	if ! make -C "$WORK" O="$out" CC="ccache gcc" HOSTCC="ccache gcc" M="$dir" \
 		KBUILD_EXTRA_SYMBOLS="$out/vmlinux.symvers" modules >>"$dir/build.log" 2>&1; then
 		grep -E 'error|Error' "$dir/build.log" | head -n 20 >&2 || true
-		note "kbench: build against $(basename "$out") failed (log: $dir/build.log)"
+		note "$name: build against $(basename "$out") failed (log: $dir/build.log)"
 		return 1
 	fi
-	KBENCH_KO=$dir/slab_bench.ko
-	[ -f "$KBENCH_KO" ] || {
-		note "kbench: no $KBENCH_KO after the build (log: $dir/build.log)"
+	MODULE_KO=$(ls "$dir"/*.ko 2>/dev/null | head -n 1)
+	[ -n "$MODULE_KO" ] || {
+		note "$name: no module in $dir after the build (log: $dir/build.log)"
 		return 1
 	}
+}
+
+# build_kbench OUT: the kbench module (tools/testing/sleb/kbench) built
+# against the kernel build OUT; sets KBENCH_KO.
+build_kbench() {
+	build_module "$1" kbench "$KBENCH_SRC/Kbuild" "$KBENCH_SRC/slab_bench.c" || return 1
+	KBENCH_KO=$MODULE_KO
 }
 
 # kbench_smoke OUT: build the kbench module against the kernel build OUT and

@@ -1,0 +1,180 @@
+# The kernel's own checkers against the allocator, in the debug variant
+# booted with sleb_debug=FZPU init_on_alloc=1 init_on_free=1: LKDTM's slab
+# and usercopy tests, FAILSLAB during a workload, kmemleak with its test
+# module.  (memcg
+# kmem accounting, test_kmem, is in sleb-memcg.sh, run by suite.sh.)
+# Reports a test provokes on purpose are written between SLEB-EXPECT-BEGIN
+# and SLEB-EXPECT-END; the host does not count them as console errors.
+. /sleb/lib.sh
+
+dbg=/sys/kernel/debug
+[ -d "$dbg/provoke-crash" ] || mount -t debugfs none "$dbg" 2>/dev/null
+
+# --- kmemleak ---------------------------------------------------------------
+
+# kmemleak_scan: scan twice (an object must look unreferenced in two scans
+# to be reported) and print the number of unreferenced objects, leaving
+# out KUnit's own log buffers: with kunit.filter_glob, 6.1's executor
+# frees its filtered copies of the suites but not their logs
+# (lib/kunit/executor.c, kunit_free_suite_set()), which is not the
+# allocator's doing.
+kmemleak_scan() {
+	echo scan >"$dbg/kmemleak" && sleep 1 && echo scan >"$dbg/kmemleak" || return 1
+	awk '/^unreferenced object/ { if (obj && !kunit) n++; obj = 1; kunit = 0 }
+		/kunit_debugfs_create_suite/ { kunit = 1 }
+		END { if (obj && !kunit) n++; print n + 0 }' "$dbg/kmemleak"
+}
+
+# kmemleak_show: the reports that kmemleak_scan counts.
+kmemleak_show() {
+	awk '/^unreferenced object/ { if (blk != "" && !kunit) printf "%s", blk; blk = ""; kunit = 0 }
+		/kunit_debugfs_create_suite/ { kunit = 1 }
+		{ blk = blk $0 "\n" }
+		END { if (blk != "" && !kunit) printf "%s", blk }' "$dbg/kmemleak" | head -n 40
+}
+
+if [ -w "$dbg/kmemleak" ]; then
+	# Clear what boot left (early allocations kmemleak cannot follow are
+	# judged by the first scan), then a workload must add nothing.
+	echo scan=off >"$dbg/kmemleak"
+	n=$(kmemleak_scan)
+	if [ "$n" = 0 ]; then
+		sleb_ok "kmemleak: no unreferenced object after boot"
+	else
+		kmemleak_show
+		sleb_fail "kmemleak: no unreferenced object after boot ($n found)"
+	fi
+	echo clear >"$dbg/kmemleak"
+	hackbench -g 4 -l 100 >/dev/null 2>&1
+	stress-ng --timeout 4 --fork 2 --sock 2 --dentry 2 --no-rand-seed >/dev/null 2>&1
+	n=$(kmemleak_scan)
+	if [ "$n" = 0 ]; then
+		sleb_ok "kmemleak: no unreferenced object after hackbench and stress-ng"
+	else
+		kmemleak_show
+		sleb_fail "kmemleak: no unreferenced object after hackbench and stress-ng ($n found)"
+	fi
+	# The test module leaks on purpose: kmemleak must find its objects.
+	if [ -f /modules/kmemleak-test.ko ]; then
+		echo clear >"$dbg/kmemleak"
+		echo "SLEB-EXPECT-BEGIN kmemleak-test" >/dev/kmsg
+		insmod /modules/kmemleak-test.ko && rmmod kmemleak_test
+		# kmemleak reports objects older than 5 s only.
+		sleep 6
+		n=$(kmemleak_scan)
+		echo "SLEB-EXPECT-END kmemleak-test" >/dev/kmsg
+		# The module leaks 10 kmalloc, 2 vmalloc, a list of 10 and per-cpu objects.
+		if [ "${n:-0}" -ge 10 ]; then
+			sleb_ok "kmemleak: the kmemleak-test module's leaks are found ($n objects)"
+		else
+			sleb_fail "kmemleak: the kmemleak-test module's leaks are found (${n:-no} objects, want >= 10)"
+		fi
+		echo clear >"$dbg/kmemleak"
+	else
+		sleb_fail "kmemleak: /modules/kmemleak-test.ko in the guest"
+	fi
+else
+	sleb_fail "kmemleak: $dbg/kmemleak is writable"
+fi
+
+# --- failslab -----------------------------------------------------------------
+
+# One allocation in ten fails while hackbench and stress-ng run (only in
+# their processes: task-filter).  The kernel must survive, the caches must
+# validate clean and, once the workload is over, the objects in use must
+# be back near where they were (no object lost on an error path).
+objects_in_use() {
+	cat /sys/kernel/slab/kmalloc-*/objects 2>/dev/null | awk '{ n += $1 } END { print n + 0 }'
+}
+
+validate_all() {
+	bad=0
+	for c in /sys/kernel/slab/*/validate; do
+		echo 1 >"$c" 2>/dev/null || continue
+		e=$(cat "$c")
+		[ "$e" = 0 ] || { echo "$c: $e errors"; bad=$((bad + 1)); }
+	done
+	[ "$bad" = 0 ]
+}
+
+if [ -d "$dbg/failslab" ]; then
+	fs=$dbg/failslab
+	echo 3 >/proc/sys/vm/drop_caches
+	before=$(objects_in_use)
+	echo 1 >"$fs/task-filter"
+	echo 10 >"$fs/probability"
+	echo 0 >"$fs/interval"
+	echo -1 >"$fs/times"
+	echo 0 >"$fs/verbose"
+	echo N >"$fs/ignore-gfp-wait"
+	echo "SLEB-EXPECT-BEGIN failslab" >/dev/kmsg
+	(
+		echo 1 >/proc/self/make-it-fail
+		hackbench -g 2 -l 50 >/dev/null 2>&1
+		stress-ng --timeout 4 --fork 2 --sock 1 --pipe 1 --no-rand-seed >/dev/null 2>&1
+	)
+	echo "SLEB-EXPECT-END failslab" >/dev/kmsg
+	echo 0 >"$fs/probability"
+	injected=$(cat "$fs/times" 2>/dev/null)
+	sleb_check "failslab: the kernel survives injected failures" hackbench -g 2 -l 50
+	sleb_check "failslab: every cache validates clean afterwards" validate_all
+	sleep 1
+	echo 3 >/proc/sys/vm/drop_caches
+	after=$(objects_in_use)
+	# Objects of other workers (kworkers, RCU) come and go: allow 10%.
+	if [ "$after" -le $((before + before / 10 + 64)) ]; then
+		sleb_ok "failslab: kmalloc objects in use back to $after (before: $before)"
+	else
+		sleb_fail "failslab: kmalloc objects in use back to $after (before: $before, leak?)"
+	fi
+	: "$injected"
+else
+	sleb_fail "failslab: $dbg/failslab exists"
+fi
+
+# --- LKDTM ----------------------------------------------------------------------
+
+# lkdtm TEST EXPECT: run one LKDTM test and look in the kernel log for
+# EXPECT (an extended regex, case-insensitive), as
+# tools/testing/selftests/lkdtm/run.sh does.  A test that oopses kills the
+# shell that triggered it, not the system (panic_on_oops is turned off).
+lkdtm() {
+	t=$1 expect=$2
+	echo "SLEB-EXPECT-BEGIN lkdtm $t" >/dev/kmsg
+	dmesg -c >/dev/null
+	sh -c "echo $t >$dbg/provoke-crash/DIRECT" >/dev/null 2>&1
+	sleep 1
+	dmesg >"/tmp/lkdtm-$t.log"
+	echo "SLEB-EXPECT-END lkdtm $t" >/dev/kmsg
+	if grep -E -qi "$expect" "/tmp/lkdtm-$t.log"; then
+		sleb_ok "lkdtm: $t ($expect)"
+	else
+		tail -n 15 "/tmp/lkdtm-$t.log"
+		sleb_fail "lkdtm: $t (no '$expect' in the kernel log)"
+	fi
+}
+
+if [ -w "$dbg/provoke-crash/DIRECT" ]; then
+	echo 0 >/proc/sys/kernel/panic_on_oops
+	# Expectations of tools/testing/selftests/lkdtm/tests.txt (an empty one
+	# there means "call trace:"); WRITE_AFTER_FREE is commented out there
+	# because it corrupts memory on failure: with KASAN and poisoning on,
+	# the write is caught.
+	lkdtm SLAB_LINEAR_OVERFLOW "call trace:"
+	lkdtm READ_AFTER_FREE "call trace:|Memory correctly poisoned"
+	lkdtm WRITE_AFTER_FREE "call trace:"
+	lkdtm SLAB_INIT_ON_ALLOC "Memory appears initialized"
+	lkdtm SLAB_FREE_DOUBLE "call trace:"
+	lkdtm SLAB_FREE_CROSS "call trace:"
+	lkdtm SLAB_FREE_PAGE "call trace:"
+	lkdtm USERCOPY_SLAB_SIZE_TO "call trace:"
+	lkdtm USERCOPY_SLAB_SIZE_FROM "call trace:"
+	lkdtm USERCOPY_SLAB_WHITELIST_TO "call trace:"
+	lkdtm USERCOPY_SLAB_WHITELIST_FROM "call trace:"
+	# After all of that the allocator still works and its caches are sane
+	# (validate repairs what the tests broke, so it is not counted).
+	sleb_check "lkdtm: hackbench after the slab tests" hackbench -g 2 -l 50
+else
+	sleb_fail "lkdtm: $dbg/provoke-crash/DIRECT exists"
+fi
+true

@@ -1,0 +1,82 @@
+# SLEB's reaper and shrinker, sourced by suite.sh: idle queues and shared
+# arrays shrink by themselves, drop_caches empties them, and the reap
+# interval is a checked module parameter.
+param=/sys/module/sleb/parameters/reap_interval_ms
+
+# queued_total: set QT to the objects in all per-cpu queues and shared
+# arrays.  Only shell builtins: a fork and exit would refill queues.
+queued_total() {
+	QT=0
+	for c in /sys/kernel/slab/*; do
+		[ -L "$c" ] && continue
+		read -r q _ <"$c/queued_objects"
+		read -r sh _ <"$c/shared_objects"
+		QT=$((QT + q + sh))
+	done
+}
+
+reap_param_abi() {
+	[ "$(cat $param)" = 2000 ] || { echo "default $(cat $param), want 2000"; return 1; }
+	for bad in 50 600001 x -1 ""; do
+		if echo "$bad" >$param 2>/dev/null; then
+			echo "'$bad' accepted"
+			return 1
+		fi
+		[ "$(cat $param)" = 2000 ] || { echo "'$bad' changed it to $(cat $param)"; return 1; }
+	done
+	echo 500 >$param && [ "$(cat $param)" = 500 ] || return 1
+	echo 2000 >$param
+}
+
+if [ -f "$param" ]; then
+	sleb_check "reap: reap_interval_ms defaults to 2000, rejects 50, 600001, x, -1, empty" reap_param_abi
+
+	# drop_caches runs the shrinker, which empties every queue at once.
+	# The reaper is slowed down meanwhile; a second drop catches the
+	# dentries and inodes the first one freed through RCU.
+	echo 600000 >$param
+	hackbench -g 4 -l 100 >/dev/null 2>&1
+	queued_total
+	q0=$QT
+	echo 2 >/proc/sys/vm/drop_caches
+	sleep 1
+	echo 2 >/proc/sys/vm/drop_caches
+	queued_total
+	q1=$QT
+	# KASAN's quarantine goes on releasing objects into the queues after
+	# the drop: there, half.
+	limit=$((q0 / 4)) want="a quarter"
+	if zcat /proc/config.gz | grep -q '^CONFIG_KASAN=y'; then
+		limit=$((q0 / 2)) want="half (KASAN)"
+	fi
+	if [ "$q1" -lt "$limit" ]; then
+		sleb_ok "shrinker: drop_caches takes queued objects $q0 -> $q1"
+	else
+		sleb_fail "shrinker: drop_caches takes queued objects $q0 -> $q1 (want less than $want)"
+	fi
+
+	# Idle queues shrink: with a pass every 200 ms (a write takes effect
+	# at once), 10 s of idle after hackbench give back most of what the
+	# queues hold.  The work is deferrable: an idle CPU runs it only when
+	# something else wakes it, so 3 s are not always enough here.
+	echo 200 >$param
+	hackbench -g 4 -l 100 >/dev/null 2>&1
+	# Wait on a FIFO nobody writes: "sleep" would fork and fill queues.
+	rm -f /tmp/reap.fifo
+	mkfifo /tmp/reap.fifo
+	exec 3<>/tmp/reap.fifo
+	queued_total
+	q0=$QT
+	read -r -t 10 _ <&3
+	queued_total
+	q1=$QT
+	exec 3>&-
+	echo 2000 >$param
+	if [ "$q1" -lt $((q0 / 4)) ]; then
+		sleb_ok "reap: queued objects $q0 -> $q1 after 10 s idle"
+	else
+		sleb_fail "reap: queued objects $q0 -> $q1 after 10 s idle (want less than a quarter)"
+	fi
+else
+	sleb_fail "reap: $param exists"
+fi
