@@ -7,9 +7,9 @@ SERIES_AUTHOR="SLEB developers <sleb@example.org>"
 SERIES_SOB="Signed-off-by: $SERIES_AUTHOR"
 # Userspace code under tools/testing/sleb (patch 5) spells out GCC attributes,
 # as tools/ does, and defines libFuzzer's entry point and sanitizer hook.
-SERIES_TOOLS_EXCEPTIONS="0005-tools-testing-sleb-[^:]*:[0-9]*: (WARNING: Prefer (noinline|__noclone|__printf|__noreturn|__weak)|ERROR: Using weak declarations|CHECK: Avoid CamelCase: <LLVMFuzzerTestOneInput>)"
+SERIES_TOOLS_EXCEPTIONS="[0-9]{4}-tools-testing-sleb-[^:]*:[0-9]*: (WARNING: Prefer (noinline|__noclone|__printf|__noreturn|__weak)|ERROR: Using weak declarations|CHECK: Avoid CamelCase: <LLVMFuzzerTestOneInput>)"
 # checkpatch reads 'source "mm/Kconfig.sleb"' in mm/Kconfig as the file naming itself.
-SERIES_KCONFIG_EXCEPTION="0002-mm-sleb-add-SLEB-the-Enhanced-Slab-Allocator.patch:[0-9]*: WARNING: It's generally not useful to have the filename in the file"
+SERIES_KCONFIG_EXCEPTION="[0-9]*-mm-sleb-add-SLEB-the-Enhanced-Slab-Allocator.patch:[0-9]*: WARNING: It's generally not useful to have the filename in the file"
 
 sgit() {
 	GIT_DIR=$SERIES_GIT GIT_INDEX_FILE=$SLEB_CACHE/series/index \
