@@ -159,6 +159,11 @@ lkdtm() {
 
 if [ -w "$dbg/provoke-crash/DIRECT" ]; then
 	echo 0 >/proc/sys/kernel/panic_on_oops
+	# A KFENCE-sampled object would be caught by KFENCE, whose report has
+	# no "Call Trace:" line; KFENCE has its own KUnit suite.  Here the
+	# catch is SLEB's and KASAN's.
+	[ -w /sys/module/kfence/parameters/sample_interval ] &&
+		echo 0 >/sys/module/kfence/parameters/sample_interval
 	# Expectations of tools/testing/selftests/lkdtm/tests.txt (an empty one
 	# there means "call trace:"); WRITE_AFTER_FREE is commented out there
 	# because it corrupts memory on failure: with KASAN and poisoning on,
