@@ -15,6 +15,20 @@ queued_total() {
 	done
 }
 
+# check_drop NAME Q0 Q1: pass if Q1 is below a quarter of Q0; below half
+# under KASAN, whose quarantine goes on releasing objects into the queues.
+kasan=0
+zcat /proc/config.gz | grep -q '^CONFIG_KASAN=y' && kasan=1
+check_drop() {
+	limit=$(($2 / 4)) want="a quarter"
+	[ "$kasan" = 1 ] && limit=$(($2 / 2)) want="half (KASAN)"
+	if [ "$3" -lt "$limit" ]; then
+		sleb_ok "$1"
+	else
+		sleb_fail "$1 (want less than $want)"
+	fi
+}
+
 reap_param_abi() {
 	[ "$(cat $param)" = 2000 ] || { echo "default $(cat $param), want 2000"; return 1; }
 	for bad in 50 600001 x -1 ""; do
@@ -43,17 +57,7 @@ if [ -f "$param" ]; then
 	echo 2 >/proc/sys/vm/drop_caches
 	queued_total
 	q1=$QT
-	# KASAN's quarantine goes on releasing objects into the queues after
-	# the drop: there, half.
-	limit=$((q0 / 4)) want="a quarter"
-	if zcat /proc/config.gz | grep -q '^CONFIG_KASAN=y'; then
-		limit=$((q0 / 2)) want="half (KASAN)"
-	fi
-	if [ "$q1" -lt "$limit" ]; then
-		sleb_ok "shrinker: drop_caches takes queued objects $q0 -> $q1"
-	else
-		sleb_fail "shrinker: drop_caches takes queued objects $q0 -> $q1 (want less than $want)"
-	fi
+	check_drop "shrinker: drop_caches takes queued objects $q0 -> $q1" "$q0" "$q1"
 
 	# Idle queues shrink: with a pass every 200 ms (a write takes effect
 	# at once), 10 s of idle after hackbench give back most of what the
@@ -72,16 +76,7 @@ if [ -f "$param" ]; then
 	q1=$QT
 	exec 3>&-
 	echo 2000 >$param
-	# KASAN's quarantine keeps releasing objects into the queues: half.
-	limit=$((q0 / 4)) want="a quarter"
-	if zcat /proc/config.gz | grep -q '^CONFIG_KASAN=y'; then
-		limit=$((q0 / 2)) want="half (KASAN)"
-	fi
-	if [ "$q1" -lt "$limit" ]; then
-		sleb_ok "reap: queued objects $q0 -> $q1 after 10 s idle"
-	else
-		sleb_fail "reap: queued objects $q0 -> $q1 after 10 s idle (want less than $want)"
-	fi
+	check_drop "reap: queued objects $q0 -> $q1 after 10 s idle" "$q0" "$q1"
 else
 	sleb_fail "reap: $param exists"
 fi
