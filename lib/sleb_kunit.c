@@ -7,6 +7,7 @@
  * of objects SLEB keeps in its queues after each step.
  */
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
@@ -384,7 +385,7 @@ static void test_remote_free_routing(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, sleb_test_tune(s, 16, 8, 64), 0);
 	migrate_disable();
-	local = numa_mem_id();
+	local = sleb_test_home_node();
 	for_each_node_state(nid, N_NORMAL_MEMORY)
 		if (nid != local)
 			remote = nid;
@@ -412,6 +413,70 @@ static void test_remote_free_routing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, page_to_nid(virt_to_page(p[0])), remote);
 	kmem_cache_free(s, p[0]);
 	migrate_enable();
+	kmem_cache_destroy(s);
+}
+
+/* === CPU hotplug ========================================================= */
+
+struct fill_queue {
+	struct kmem_cache *s;
+	struct completion done;
+	unsigned int got;
+};
+
+/* On the CPU it is bound to: leave HOTPLUG_OBJECTS objects in its queue. */
+#define HOTPLUG_OBJECTS	16
+
+static int fill_queue_fn(void *arg)
+{
+	struct fill_queue *f = arg;
+	void *p[HOTPLUG_OBJECTS];
+	unsigned int i;
+
+	for (i = 0; i < HOTPLUG_OBJECTS; i++) {
+		p[i] = kmem_cache_alloc(f->s, GFP_KERNEL);
+		if (!p[i])
+			break;
+	}
+	f->got = i;
+	while (i--)
+		kmem_cache_free(f->s, p[i]);
+	complete(&f->done);
+	return 0;
+}
+
+/* A CPU going offline leaves nothing in its queue: sleb_cpu_dead() flushed it. */
+static void test_dead_cpu_flushed(struct kunit *test)
+{
+	struct kmem_cache *s = counted_cache(test, "sleb-kunit-hotplug");
+	struct fill_queue f = { .s = s };
+	struct task_struct *t;
+	unsigned int cpu;
+	int ret;
+
+	KUNIT_ASSERT_EQ(test, sleb_test_tune(s, 32, 8, 0), 0);
+	cpu = cpumask_next(cpumask_first(cpu_online_mask), cpu_online_mask);
+	if (cpu >= nr_cpu_ids) {
+		kmem_cache_destroy(s);
+		kunit_skip(test, "needs a second CPU");
+	}
+	init_completion(&f.done);
+	t = kthread_create(fill_queue_fn, &f, "sleb-kunit-fill");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	kthread_bind(t, cpu);
+	wake_up_process(t);
+	wait_for_completion(&f.done);
+	KUNIT_ASSERT_EQ(test, f.got, HOTPLUG_OBJECTS);
+	/* The periodic reaper may have taken some back already, not all. */
+	KUNIT_EXPECT_GT(test, sleb_test_cpu_queue_count(s, cpu), 0U);
+	ret = remove_cpu(cpu);
+	if (ret) {
+		kmem_cache_destroy(s);
+		kunit_skip(test, "cannot take CPU %u offline: %d", cpu, ret);
+	}
+	KUNIT_EXPECT_EQ(test, sleb_test_cpu_queue_count(s, cpu), 0U);
+	KUNIT_EXPECT_EQ(test, in_use(s), 0UL);
+	KUNIT_EXPECT_EQ(test, add_cpu(cpu), 0);
 	kmem_cache_destroy(s);
 }
 
@@ -551,6 +616,7 @@ static struct kunit_case sleb_test_cases[] = {
 	KUNIT_CASE(test_shrink),
 	KUNIT_CASE(test_alloc_node),
 	KUNIT_CASE(test_remote_free_routing),
+	KUNIT_CASE(test_dead_cpu_flushed),
 	KUNIT_CASE(test_resize_under_load),
 	KUNIT_CASE(test_reap),
 	{}

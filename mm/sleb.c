@@ -13,19 +13,24 @@
  * refilled with a batch: from the node's shared array first, then from
  * partial slabs, then from a new slab.  A full queue drains its oldest
  * batch into the shared array, and what does not fit there into the slabs.
- * A per-cpu queue holds objects of the CPU's memory node only: an object of
+ * A per-cpu queue holds objects of the CPU's home node only (its node, or
+ * the nearest with memory for a CPU of a memoryless node): an object of
  * another node is freed into that node's shared array (or its slab), and a
  * request for another node is served from that node's shared array or
- * slabs without touching the queue.  Every CPU gives back a fifth of its
- * idle queues and of its node's idle shared arrays every two seconds, and a
- * shrinker empties them all under memory pressure.
+ * slabs without touching the queue.  As in SLAB, a task's memory policy
+ * and its cpuset's memory_spread_slab (for SLAB_MEM_SPREAD caches) turn a
+ * request without a node into a request for the node they pick.  Every
+ * CPU gives back a fifth of its idle queues and of its node's idle shared
+ * arrays every two seconds, and a shrinker empties them all under memory
+ * pressure.
  *
  * Lock order:
  *   1. cpu_hotplug_lock (read side: resizing and flushing queues)
- *   2. slab_mutex (global, mm/slab_common.c)
- *   3. sleb_cpu->lock (local_lock, interrupts disabled)
- *   4. kmem_cache_node->shared_lock
- *   5. kmem_cache_node->list_lock
+ *   2. mem_hotplug_lock (held around the memory hotplug notifier)
+ *   3. slab_mutex (global, mm/slab_common.c)
+ *   4. sleb_cpu->lock (local_lock, interrupts disabled)
+ *   5. kmem_cache_node->shared_lock
+ *   6. kmem_cache_node->list_lock
  *
  * cpu_hotplug_lock and slab_mutex serialise the changes of the queues
  * themselves: resizing (sysfs, /proc/slabinfo), flushing a dead CPU's
@@ -52,7 +57,7 @@
  * its counters, and the free bitmaps of all the node's slabs.  Moving a
  * batch takes it once per node and walks runs of objects of a slab.
  *
- * Locks 4 and 5 are always taken with interrupts disabled.
+ * Locks 5 and 6 are always taken with interrupts disabled.
  */
 
 #include <linux/bitmap.h>
@@ -64,6 +69,8 @@
 #include <linux/kmemleak.h>
 #include <linux/kmsan.h>
 #include <linux/memcontrol.h>
+#include <linux/memory.h>
+#include <linux/mempolicy.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/prefetch.h>
@@ -78,6 +85,24 @@
 #include "sleb.h"
 
 /* === Data ================================================================ */
+
+/*
+ * Nodes with normal memory: the nodes every cache has a kmem_cache_node
+ * for.  Changed under slab_mutex by the memory hotplug notifier.
+ */
+static nodemask_t sleb_nodes __read_mostly;
+
+/*
+ * The node whose objects a CPU's queues hold, its home node: the CPU's own
+ * node, or for a CPU of a node without normal memory (x86 keeps CPUs on
+ * such nodes, so numa_mem_id() is no help) the nearest node with some.
+ */
+static DEFINE_PER_CPU(int, sleb_home_node);
+
+static inline int home_node(void)
+{
+	return this_cpu_read(sleb_home_node);
+}
 
 /* Queue of capacity 0 that every CPU uses until kmalloc works; never written. */
 static struct sleb_array sleb_boot_queue;
@@ -564,7 +589,7 @@ static void queue_drain(struct kmem_cache *s, struct sleb_array *q)
 
 	lockdep_assert_held(this_cpu_ptr(&s->cpu->lock));
 	this_cpu_ptr(s->cpu)->touched = true;
-	moved = shared_put(get_node(s, numa_mem_id()), q->objects, nr);
+	moved = shared_put(get_node(s, home_node()), q->objects, nr);
 	if (moved)
 		stat(s, DRAIN_SHARED);
 	if (moved < nr) {
@@ -667,7 +692,7 @@ static void *queue_refill(struct kmem_cache *s, gfp_t gfp, unsigned long *irqfla
 	stat(s, ALLOC_SLOWPATH);
 	this_cpu_ptr(s->cpu)->touched = true;
 	for (;;) {
-		int node = numa_mem_id();
+		int node = home_node();
 		unsigned int got;
 
 		q = cpu_queue(s);
@@ -688,7 +713,7 @@ static void *queue_refill(struct kmem_cache *s, gfp_t gfp, unsigned long *irqfla
 		if (!slab)
 			return NULL;
 		stat(s, REFILL_NEW_SLAB);
-		if (slab_nid(slab) != numa_mem_id()) {
+		if (slab_nid(slab) != home_node()) {
 			/* Fallback memory of another node: not for the queue. */
 			object = take_one_from(s, slab);
 			if (object)
@@ -721,12 +746,47 @@ static void *alloc_for_node(struct kmem_cache *s, gfp_t gfp, int node,
 	return object;
 }
 
+#ifdef CONFIG_NUMA
+/* Whether @current's memory policy or cpuset may place objects elsewhere. */
+static __always_inline bool task_spreads(void)
+{
+	return unlikely(current->mempolicy || cpuset_do_slab_mem_spread());
+}
+
+/*
+ * As SLAB: the node @current's cpuset (for SLAB_MEM_SPREAD caches) or
+ * memory policy picks for a request without a node.  Interrupts and
+ * __GFP_THISNODE requests stay on this node.
+ */
+static int spread_node(struct kmem_cache *s, gfp_t gfp)
+{
+	if (in_interrupt() || (gfp & __GFP_THISNODE))
+		return NUMA_NO_NODE;
+	if ((s->flags & SLAB_MEM_SPREAD) && cpuset_do_slab_mem_spread())
+		return cpuset_slab_spread_node();
+	if (current->mempolicy)
+		return mempolicy_slab_node();
+	return NUMA_NO_NODE;
+}
+#else
+static inline bool task_spreads(void)
+{
+	return false;
+}
+
+static inline int spread_node(struct kmem_cache *s, gfp_t gfp)
+{
+	return NUMA_NO_NODE;
+}
+#endif
+
 /* A node with SLEB structures to allocate from, or NUMA_NO_NODE. */
 static inline int usable_node(struct kmem_cache *s, int node)
 {
-	if (node == NUMA_NO_NODE || node == numa_mem_id())
+	if (node == NUMA_NO_NODE || node == home_node())
 		return NUMA_NO_NODE;
-	if (unlikely(node < 0 || node >= nr_node_ids || !get_node(s, node)))
+	if (unlikely(node < 0 || node >= nr_node_ids || !node_isset(node, sleb_nodes) ||
+		     !get_node(s, node)))
 		return NUMA_NO_NODE;
 	return node;
 }
@@ -737,8 +797,11 @@ static __always_inline void *queue_alloc(struct kmem_cache *s, gfp_t gfp, int no
 	unsigned long flags;
 	void *object;
 
-	node = usable_node(s, node);
 	local_lock_irqsave(&s->cpu->lock, flags);
+	/* Under the lock: the home node is this CPU's until it is dropped. */
+	if (node == NUMA_NO_NODE && task_spreads())
+		node = spread_node(s, gfp);
+	node = usable_node(s, node);
 	if (unlikely(node != NUMA_NO_NODE)) {
 		object = alloc_for_node(s, gfp, node, &flags);
 	} else {
@@ -768,7 +831,7 @@ static __always_inline void queue_free(struct kmem_cache *s, struct slab *slab, 
 	unsigned long flags;
 
 	local_lock_irqsave(&s->cpu->lock, flags);
-	if (unlikely(slab_nid(slab) != numa_mem_id())) {
+	if (unlikely(slab_nid(slab) != home_node())) {
 		free_remote(s, slab, x);
 		goto out;
 	}
@@ -937,12 +1000,29 @@ void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
 }
 EXPORT_SYMBOL(kmem_cache_free_bulk);
 
+/* One object at a time, each placed by the task's policy or cpuset. */
+static size_t spread_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p)
+{
+	size_t i;
+
+	for (i = 0; i < size; i++) {
+		p[i] = queue_alloc(s, gfp, NUMA_NO_NODE);
+		if (!p[i])
+			break;
+		if (sleb_debug_cache(s))
+			sleb_debug_alloc(s, p[i], _RET_IP_);
+	}
+	return i;
+}
+
 /* Fill @p from the queue, refilling it as often as needed. */
 static size_t queue_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p)
 {
 	unsigned long flags;
 	size_t i = 0;
 
+	if (task_spreads())
+		return spread_alloc_bulk(s, gfp, size, p);
 	local_lock_irqsave(&s->cpu->lock, flags);
 	while (i < size) {
 		struct sleb_array *q = cpu_queue(s);
@@ -1062,7 +1142,7 @@ static int resize_cpu_queues(struct kmem_cache *s, unsigned int size, gfp_t gfp,
 	if (!qs.queues)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
-		qs.queues[cpu] = sleb_array_alloc(size, gfp, cpu_to_mem(cpu));
+		qs.queues[cpu] = sleb_array_alloc(size, gfp, per_cpu(sleb_home_node, cpu));
 		if (!qs.queues[cpu])
 			goto nomem;
 	}
@@ -1355,7 +1435,7 @@ static void sleb_reap(struct work_struct *w)
 		goto out;
 	list_for_each_entry(s, &slab_caches, list) {
 		reap_cpu_queue(s);
-		n = get_node(s, numa_mem_id());
+		n = get_node(s, home_node());
 		if (n)
 			reap_shared(s, n, false);
 		cond_resched();
@@ -1650,7 +1730,7 @@ static int init_nodes(struct kmem_cache *s, gfp_t gfp)
 	struct kmem_cache_node *n;
 	int node;
 
-	for_each_node_state(node, N_NORMAL_MEMORY) {
+	for_each_node_mask(node, sleb_nodes) {
 		if (slab_state == DOWN) {
 			bootstrap_node(node);
 			continue;
@@ -1816,12 +1896,184 @@ slab_flags_t kmem_cache_flags(unsigned int object_size, slab_flags_t flags,
 }
 #endif
 
+/* === Home nodes and memory hotplug ======================================= */
+
+/* The home node of a CPU of node @nid: @nid or the nearest node with memory. */
+static int nearest_memory_node(int nid)
+{
+	struct zoneref *z;
+
+	if (node_isset(nid, sleb_nodes))
+		return nid;
+	z = first_zones_zonelist(node_zonelist(nid, GFP_KERNEL), gfp_zone(GFP_KERNEL),
+				 &sleb_nodes);
+	return z->zone ? zone_to_nid(z->zone) : first_node(sleb_nodes);
+}
+
+/* A CPU coming up starts with empty queues (sleb_cpu_dead() emptied them). */
+static int sleb_cpu_prepare(unsigned int cpu)
+{
+	per_cpu(sleb_home_node, cpu) = nearest_memory_node(cpu_to_node(cpu));
+	return 0;
+}
+
+/*
+ * On the CPU whose home node changes: its queues hold objects of the old
+ * home, so they go back to the slabs first.  slab_mutex, held by the
+ * caller, keeps the list of caches still.
+ */
+static void rehome_cpu_ipi(void *info)
+{
+	struct kmem_cache *s;
+
+	list_for_each_entry(s, &slab_caches, list) {
+		local_lock(&s->cpu->lock);
+		queue_flush(s, cpu_queue(s));
+		local_unlock(&s->cpu->lock);
+	}
+	this_cpu_write(sleb_home_node, *(int *)info);
+}
+
+/* Point every CPU at its nearest node with memory after sleb_nodes changed. */
+static void rehome_cpus(void)
+{
+	unsigned int cpu;
+	int home;
+
+	lockdep_assert_cpus_held();
+	lockdep_assert_held(&slab_mutex);
+	for_each_possible_cpu(cpu) {
+		home = nearest_memory_node(cpu_to_node(cpu));
+		if (home == per_cpu(sleb_home_node, cpu))
+			continue;
+		if (cpu_online(cpu))
+			smp_call_function_single(cpu, rehome_cpu_ipi, &home, 1);
+		else
+			per_cpu(sleb_home_node, cpu) = home;
+	}
+}
+
+/* Give @s a kmem_cache_node (and shared array) for node @nid. */
+static int add_cache_node(struct kmem_cache *s, int nid)
+{
+	struct kmem_cache_node *n;
+
+	if (get_node(s, nid))
+		return 0;
+	/* The node's memory is not online yet: any node will do. */
+	n = kmem_cache_alloc(kmem_cache_node, GFP_KERNEL);
+	if (!n)
+		return -ENOMEM;
+	init_node(n);
+	if (s->shared_queue_size) {
+		n->shared = sleb_array_alloc(s->shared_queue_size, GFP_KERNEL, NUMA_NO_NODE);
+		if (!n->shared) {
+			kmem_cache_free(kmem_cache_node, n);
+			return -ENOMEM;
+		}
+	}
+	WRITE_ONCE(s->node[nid], n);
+	return 0;
+}
+
+/*
+ * Node @nid gets its first normal memory: every cache gets its node
+ * structures before the memory can be allocated, as in SLUB.  On failure
+ * the structures made so far stay; they are unused until the node is in
+ * sleb_nodes.
+ */
+static int sleb_mem_going_online(int nid)
+{
+	struct kmem_cache *s;
+	int ret = 0;
+
+	mutex_lock(&slab_mutex);
+	list_for_each_entry(s, &slab_caches, list) {
+		ret = add_cache_node(s, nid);
+		if (ret)
+			break;
+	}
+	if (!ret)
+		node_set(nid, sleb_nodes);
+	mutex_unlock(&slab_mutex);
+	return ret;
+}
+
+/*
+ * Node @nid gained or lost its normal memory: CPUs change home.  A node
+ * that lost it keeps its structures (get_node() has no lock to free them
+ * under); requests for it are served from the CPU's home node.
+ */
+static void sleb_mem_changed(int nid, bool online)
+{
+	mutex_lock(&slab_mutex);
+	if (!online)
+		node_clear(nid, sleb_nodes);
+	rehome_cpus();
+	mutex_unlock(&slab_mutex);
+}
+
+/* Memory going away: what queues and empty slabs hold on it goes first. */
+static void sleb_mem_going_offline(void)
+{
+	struct kmem_cache_node *n;
+	struct kmem_cache *s;
+	int node;
+
+	mutex_lock(&slab_mutex);
+	list_for_each_entry(s, &slab_caches, list) {
+		flush_all_cpus_locked(s);
+		for_each_kmem_cache_node(s, node, n)
+			node_shrink(s, n);
+	}
+	mutex_unlock(&slab_mutex);
+}
+
+static int sleb_memory_callback(struct notifier_block *self, unsigned long action,
+				void *arg)
+{
+	struct memory_notify *marg = arg;
+	int nid = marg->status_change_nid_normal;
+	int ret = 0;
+
+	switch (action) {
+	case MEM_GOING_ONLINE:
+		if (nid >= 0)
+			ret = sleb_mem_going_online(nid);
+		break;
+	case MEM_ONLINE:
+		if (nid >= 0)
+			sleb_mem_changed(nid, true);
+		break;
+	case MEM_GOING_OFFLINE:
+		sleb_mem_going_offline();
+		break;
+	case MEM_OFFLINE:
+		if (nid >= 0)
+			sleb_mem_changed(nid, false);
+		break;
+	}
+	return notifier_from_errno(ret);
+}
+
+static void __init sleb_init_home_nodes(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		sleb_cpu_prepare(cpu);
+}
+
+/* === Boot ================================================================ */
+
 void __init kmem_cache_init(void)
 {
 	struct kmem_cache *s;
 
 	kmem_cache_node = &sleb_boot_kmem_cache_node;
 	kmem_cache = &sleb_boot_kmem_cache;
+	sleb_nodes = node_states[N_NORMAL_MEMORY];
+	sleb_init_home_nodes();
 
 	create_boot_cache(kmem_cache_node, "kmem_cache_node",
 			  sizeof(struct kmem_cache_node), SLAB_HWCACHE_ALIGN, 0, 0);
@@ -1843,7 +2095,9 @@ void __init kmem_cache_init(void)
 			panic("SLEB: cannot set up the queues of %s\n", s->name);
 	}
 
-	cpuhp_setup_state_nocalls(CPUHP_SLUB_DEAD, "mm/sleb:dead", NULL, sleb_cpu_dead);
+	cpuhp_setup_state_nocalls(CPUHP_SLUB_DEAD, "mm/sleb:dead", sleb_cpu_prepare,
+				  sleb_cpu_dead);
+	hotplug_memory_notifier(sleb_memory_callback, SLAB_CALLBACK_PRI);
 	pr_info("SLEB: HWalign=%d, Order=0-%d, CPUs=%u, Nodes=%u\n",
 		cache_line_size(), SLEB_MAX_ORDER, nr_cpu_ids, nr_node_ids);
 }
@@ -1947,7 +2201,7 @@ static void count_node(struct kmem_cache *s, int node, struct sleb_counts *c)
 	spin_unlock_irqrestore(&n->shared_lock, flags);
 
 	for_each_possible_cpu(cpu)
-		if (cpu_to_mem(cpu) == node)
+		if (per_cpu(sleb_home_node, cpu) == node)
 			c->queued += READ_ONCE(per_cpu_ptr(s->cpu, cpu)->queue->count);
 }
 
@@ -2059,6 +2313,32 @@ int sleb_test_tune(struct kmem_cache *s, unsigned int queue, unsigned int batch,
 EXPORT_SYMBOL_GPL(sleb_test_tune);
 
 /**
+ * sleb_test_cpu_queue_count - objects in the queue of another CPU
+ * @s: the cache
+ * @cpu: a CPU that is offline or does not use @s meanwhile
+ *
+ * Return: the number of objects in @cpu's queue of @s.
+ */
+unsigned int sleb_test_cpu_queue_count(struct kmem_cache *s, unsigned int cpu)
+{
+	return READ_ONCE(per_cpu_ptr(s->cpu, cpu)->queue->count);
+}
+EXPORT_SYMBOL_GPL(sleb_test_cpu_queue_count);
+
+/**
+ * sleb_test_home_node - the node whose objects this CPU's queues hold
+ *
+ * Call with migration disabled.
+ *
+ * Return: the CPU's node, or the nearest node with normal memory.
+ */
+int sleb_test_home_node(void)
+{
+	return home_node();
+}
+EXPORT_SYMBOL_GPL(sleb_test_home_node);
+
+/**
  * sleb_test_reap - one reap pass over a cache on the calling CPU
  * @s: the cache
  *
@@ -2069,7 +2349,7 @@ EXPORT_SYMBOL_GPL(sleb_test_tune);
  */
 unsigned int sleb_test_reap(struct kmem_cache *s)
 {
-	struct kmem_cache_node *n = get_node(s, numa_mem_id());
+	struct kmem_cache_node *n = get_node(s, home_node());
 	unsigned int nr = reap_cpu_queue(s);
 
 	if (n)

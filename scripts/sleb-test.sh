@@ -131,6 +131,7 @@ cmd_test() {
 	local a kernels alloc v t0
 	for a in "$@"; do
 		case $a in
+		--soak) HOTPLUG_CYCLES=100 ;;
 		*) die "test: unknown option '$a' (see scripts/sleb help)" ;;
 		esac
 	done
@@ -170,16 +171,22 @@ cmd_test() {
 			t_fail "$alloc-debug: kmemleak-test module builds"
 		fi
 	fi
-	RUN_NUMA=2
-	test_kernel "$alloc" fast "$alloc-fast-numa2" numa.sh
-	RUN_NUMA=1
-	# The benchmark module once at a tiny N: loads, runs every case, unloads.
+	# The benchmark module: its remote free case on two nodes, then once at
+	# a tiny N (loads, runs every case, unloads).
+	files=""
 	if build_kernel "$alloc" fast >/dev/null 2>&1 && files=$(kbench_smoke "$(build_dir "$alloc" fast)"); then
 		t_ok "$alloc-fast: kbench module builds"
-		GUEST_FILES=$files test_kernel "$alloc" fast "$alloc-fast-kbench" kbench-smoke.sh
 	else
+		files=""
 		t_fail "$alloc-fast: kbench module builds"
 	fi
+	RUN_NUMA=2
+	GUEST_FILES=$files test_kernel "$alloc" fast "$alloc-fast-numa2" numa.sh
+	# Memory hotplug: node 1 boots without memory, then its DIMM comes online.
+	RUN_DIMM=1
+	GUEST_FILES=$files test_kernel "$alloc" fast "$alloc-fast-memhp" memhp.sh
+	RUN_DIMM=0 RUN_NUMA=1
+	[ -n "$files" ] && GUEST_FILES=$files test_kernel "$alloc" fast "$alloc-fast-kbench" kbench-smoke.sh
 	echo "# took $(($(date +%s) - t0)) s"
 	echo "$T_PASS passed, $T_FAIL failed"
 	[ "$T_FAIL" = 0 ]

@@ -188,6 +188,8 @@ int sleb_test_tune(struct kmem_cache *s, unsigned int queue, unsigned int batch,
 		   unsigned int shared);
 unsigned int sleb_test_queue_count(struct kmem_cache *s);
 unsigned int sleb_test_reap(struct kmem_cache *s);
+unsigned int sleb_test_cpu_queue_count(struct kmem_cache *s, unsigned int cpu);
+int sleb_test_home_node(void);
 void sleb_test_usage(struct kmem_cache *s, struct sleb_counts *c);
 int sleb_test_node_usage(struct kmem_cache *s, int node, struct sleb_counts *c);
 #endif

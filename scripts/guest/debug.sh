@@ -90,16 +90,6 @@ objects_in_use() {
 	cat /sys/kernel/slab/kmalloc-*/objects 2>/dev/null | awk '{ n += $1 } END { print n + 0 }'
 }
 
-validate_all() {
-	bad=0
-	for c in /sys/kernel/slab/*/validate; do
-		echo 1 >"$c" 2>/dev/null || continue
-		e=$(cat "$c")
-		[ "$e" = 0 ] || { echo "$c: $e errors"; bad=$((bad + 1)); }
-	done
-	[ "$bad" = 0 ]
-}
-
 if [ -d "$dbg/failslab" ]; then
 	fs=$dbg/failslab
 	echo 3 >/proc/sys/vm/drop_caches

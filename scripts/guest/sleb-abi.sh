@@ -38,21 +38,41 @@ tune_under_load() {
 }
 sleb_check "tunables rewritten in a loop during hackbench" tune_under_load
 
-# Offline and online the secondary CPUs while hackbench runs.
+# Offline and online every secondary CPU SLEB_HOTPLUG_CYCLES times (10;
+# 100 with "scripts/sleb test --soak") while hackbench and stress-ng run.
+# A dying CPU's queues are flushed (KUnit test_dead_cpu_flushed counts
+# that); here the kernel must survive and every cache validate clean.
+cycles=${SLEB_HOTPLUG_CYCLES:-10}
 hotplug_loop() {
-	hackbench -T -g 4 -l 300 >/tmp/hb2.out 2>&1 &
-	hb=$!
-	for i in 1 2 3 4 5 6 7 8 9 10; do
-		for c in /sys/devices/system/cpu/cpu[1-9]*; do
-			[ -w $c/online ] || continue
-			echo 0 > $c/online || return 1
-			echo 1 > $c/online || return 1
+	rm -f /tmp/hp.stop /tmp/hp.fail
+	(
+		while [ ! -e /tmp/hp.stop ]; do
+			hackbench -T -g 4 -l 100 >/dev/null 2>&1 || echo hackbench >>/tmp/hp.fail
 		done
+	) &
+	hb=$!
+	stress-ng --timeout 3600 --fork 1 --sock 1 --dentry 1 --no-rand-seed >/tmp/hp-stress.out 2>&1 &
+	sn=$!
+	rc=0 i=0
+	while [ "$i" -lt "$cycles" ] && [ "$rc" = 0 ]; do
+		for c in /sys/devices/system/cpu/cpu[1-9]*; do
+			[ -w "$c/online" ] || continue
+			echo 0 >"$c/online" || { echo "cycle $i: offlining ${c##*/} failed"; rc=1; }
+			echo 1 >"$c/online" || { echo "cycle $i: onlining ${c##*/} failed"; rc=1; }
+		done
+		i=$((i + 1))
 	done
-	wait $hb
+	touch /tmp/hp.stop
+	kill -0 "$sn" 2>/dev/null || { echo "stress-ng died early"; rc=1; }
+	kill -INT "$sn" 2>/dev/null
+	wait "$hb"
+	wait "$sn"
+	[ -e /tmp/hp.fail ] && { echo "failed during the loop: $(sort /tmp/hp.fail | uniq -c)"; rc=1; }
+	return $rc
 }
 if [ -w /sys/devices/system/cpu/cpu1/online ]; then
-	sleb_check "CPU offline/online x10 during hackbench" hotplug_loop
+	sleb_check "CPU offline/online x$cycles during hackbench and stress-ng" hotplug_loop
+	sleb_check "after CPU hotplug: every cache validates clean" validate_all
 else
-	sleb_skip "CPU offline/online during hackbench" "no second CPU"
+	sleb_skip "CPU offline/online during hackbench and stress-ng" "no second CPU"
 fi

@@ -23,7 +23,12 @@
  *      at once; average and maximum of the CPUs' cycles per op
  *   8  remote_alloc, remote_free: every CPU but the first allocates n
  *      objects, then the first CPU frees them all; cycles per kmalloc on the
- *      others (average) and per kfree on the first CPU
+ *      others (average) and per kfree on the first CPU.  The first CPU
+ *      then allocates n objects of the size again and reports how many lie
+ *      on its own node (not a case, no cycles):
+ *
+ *        slab_bench: remote_local size=<bytes> local=<count> of=<n>
+ *
  *  16  bulk_alloc, bulk_free, bulk_pair: kmem_cache_alloc_bulk() and
  *      kmem_cache_free_bulk() of bulk=k objects on a cache of each size up
  *      to 4096 bytes: n/k bulk allocations then n/k bulk frees, and n/k
@@ -272,6 +277,24 @@ static void conc_work(struct bench_cpu *bc)
 	seq_pair_work(bc, true, true);
 }
 
+/*
+ * After a remote free: allocate n objects into bc->objs, count those on
+ * this CPU's node and free them again.  An allocator that queued the
+ * remote objects here hands them out now.
+ */
+static unsigned int count_local(struct bench_cpu *bc, unsigned int size)
+{
+	unsigned int got, i, local = 0;
+
+	got = alloc_objs(bc->objs, size);
+	for (i = 0; i < got; i++)
+		if (page_to_nid(virt_to_page(bc->objs[i])) == numa_mem_id())
+			local++;
+	free_objs(bc->objs, got);
+	bc->nr_objs = got;
+	return local;
+}
+
 /* Case 8: threads[0] frees what the other threads allocated. */
 static void remote_work(struct bench_cpu *bc)
 {
@@ -300,6 +323,7 @@ static void remote_work(struct bench_cpu *bc)
 		}
 		t1 = get_cycles();
 		bc->cycles[1] = t1 - t0;
+		bc->ops[2] = count_local(bc, ctx->size);
 	}
 }
 
@@ -508,6 +532,8 @@ static void bench_remote(unsigned int size)
 	}
 	report("remote_alloc", size, 0, cpus, cycles, ops);
 	report("remote_free", size, 0, cpus, bench_cpus[0].cycles[1], bench_cpus[0].ops[1]);
+	pr_info("remote_local size=%u local=%llu of=%u\n", size, bench_cpus[0].ops[2],
+		bench_cpus[0].nr_objs);
 }
 
 static void bench_bulk(unsigned int size)
