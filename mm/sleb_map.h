@@ -61,7 +61,7 @@ static inline bool sleb_map_in_struct(unsigned int objects)
 
 /**
  * sleb_slab_objects - objects of @size bytes in a slab of @order
- * @size: object stride in bytes, at least sizeof(void *)
+ * @size: object stride in bytes, at least the size of a pointer
  * @order: page order of the slab
  *
  * When more than BITS_PER_LONG objects fit, the bitmap has to fit into the
@@ -231,7 +231,8 @@ enum sleb_put_result {
  * pointer or double free, which is left unchanged in the bitmap, so that
  * the caller can report it and go on with the rest.
  *
- * Return: the number of objects consumed; 0 if @objs[0] is not in the slab.
+ * Return: the number of objects consumed; 0 if the first of @objs is not
+ * in the slab.
  */
 static inline unsigned int sleb_map_put(unsigned long *map, unsigned int objects,
 					void *base, unsigned int size,

@@ -346,6 +346,23 @@ series_compile_checks() {
 		{ echo "$out" | head -n 10 | sed 's/^/# /'; } || true
 		t_fail "series: kernel-doc -none on mm/sleb.c and its headers"
 	fi
+	series_htmldocs
+}
+
+# make htmldocs of Documentation/mm (SPHINXDIRS=mm, seconds): sleb.html is
+# written and no warning names a SLEB file.  The other warnings of a
+# SPHINXDIRS build are references to documents outside mm/.
+series_htmldocs() {
+	local dir=$SLEB_CACHE/series/htmldocs out
+	ensure_pkgs python3-sphinx python3-sphinx-rtd-theme
+	rm -rf "$dir/Documentation/output/mm"
+	out=$(cd "$WORK" && make O="$dir" SPHINXDIRS=mm htmldocs 2>&1 | grep -E 'WARNING|ERROR' | grep -i sleb || true)
+	if [ -z "$out" ] && [ -s "$dir/Documentation/output/mm/sleb.html" ]; then
+		t_ok "series: make htmldocs (SPHINXDIRS=mm) builds sleb.html without warnings"
+	else
+		{ echo "$out" | head -n 10 | sed 's/^/# /'; } || true
+		t_fail "series: make htmldocs (SPHINXDIRS=mm) builds sleb.html without warnings"
+	fi
 }
 
 # The quick form run by "scripts/sleb test": the last patch's checks.
