@@ -356,7 +356,8 @@ series_htmldocs() {
 	local dir=$SLEB_CACHE/series/htmldocs out
 	ensure_pkgs python3-sphinx python3-sphinx-rtd-theme
 	rm -rf "$dir/Documentation/output/mm"
-	out=$(cd "$WORK" && make O="$dir" SPHINXDIRS=mm htmldocs 2>&1 | grep -E 'WARNING|ERROR' | grep -i sleb || true)
+	out=$(cd "$WORK" && make O="$dir" SPHINXDIRS=mm htmldocs 2>&1 | grep -E 'WARNING|ERROR' |
+		grep -E "$WORK/(Documentation/mm/sleb(\.rst)?|mm/sleb[a-z_]*\.[ch]|include/linux/sleb[a-z_]*\.h):" || true)
 	if [ -z "$out" ] && [ -s "$dir/Documentation/output/mm/sleb.html" ]; then
 		t_ok "series: make htmldocs (SPHINXDIRS=mm) builds sleb.html without warnings"
 	else
