@@ -1584,17 +1584,28 @@ static void node_shrink(struct kmem_cache *s, struct kmem_cache_node *n)
 	sleb_discard_list(s, &discard);
 }
 
-int __kmem_cache_shrink(struct kmem_cache *s)
+/* Empty the queues and shared arrays, free empty slabs; 1 if slabs remain. */
+static int shrink_cache_locked(struct kmem_cache *s)
 {
 	struct kmem_cache_node *n;
 	int node, ret = 0;
 
-	sleb_flush_all(s);
+	flush_all_cpus_locked(s);
 	for_each_kmem_cache_node(s, node, n) {
 		node_shrink(s, n);
 		if (READ_ONCE(n->nr_slabs))
 			ret = 1;
 	}
+	return ret;
+}
+
+int __kmem_cache_shrink(struct kmem_cache *s)
+{
+	int ret;
+
+	cpus_read_lock();
+	ret = shrink_cache_locked(s);
+	cpus_read_unlock();
 	return ret;
 }
 
@@ -2016,16 +2027,11 @@ static void sleb_mem_changed(int nid, bool online)
 /* Memory going away: what queues and empty slabs hold on it goes first. */
 static void sleb_mem_going_offline(void)
 {
-	struct kmem_cache_node *n;
 	struct kmem_cache *s;
-	int node;
 
 	mutex_lock(&slab_mutex);
-	list_for_each_entry(s, &slab_caches, list) {
-		flush_all_cpus_locked(s);
-		for_each_kmem_cache_node(s, node, n)
-			node_shrink(s, n);
-	}
+	list_for_each_entry(s, &slab_caches, list)
+		shrink_cache_locked(s);
 	mutex_unlock(&slab_mutex);
 }
 

@@ -303,32 +303,31 @@ TEST(default_policy_is_local)
 	EXPECT_LE(node1_percent(&pl.local), 5);
 }
 
-/* MPOL_BIND to node 1 from a CPU of node 0: every cache, node 1. */
-TEST(bind_places_on_the_bound_node)
+/* Under @setup, a task on node 0 gets node 1's objects, in every cache. */
+static void expect_on_node1(struct __test_metadata *_metadata, const char *what,
+			    int (*setup)(void))
 {
 	struct placement pl;
 	int cpu0;
 
 	if (!numa_ready(_metadata, &cpu0))
 		return;
-	ASSERT_EQ(0, measure(&pl, policy_bind1, policy_default));
-	show(_metadata, "bind 1", &pl);
+	ASSERT_EQ(0, measure(&pl, setup, policy_default));
+	show(_metadata, what, &pl);
 	EXPECT_GE(pl.spread.n1, OBJECTS * 9 / 10);
 	EXPECT_GE(node1_percent(&pl.spread), 95);
 	EXPECT_GE(node1_percent(&pl.local), 95);
 }
 
+/* MPOL_BIND or MPOL_PREFERRED to node 1 from a CPU of node 0. */
+TEST(bind_places_on_the_bound_node)
+{
+	expect_on_node1(_metadata, "bind 1", policy_bind1);
+}
+
 TEST(preferred_places_on_the_preferred_node)
 {
-	struct placement pl;
-	int cpu0;
-
-	if (!numa_ready(_metadata, &cpu0))
-		return;
-	ASSERT_EQ(0, measure(&pl, policy_preferred1, policy_default));
-	show(_metadata, "preferred 1", &pl);
-	EXPECT_GE(node1_percent(&pl.spread), 95);
-	EXPECT_GE(node1_percent(&pl.local), 95);
+	expect_on_node1(_metadata, "preferred 1", policy_preferred1);
 }
 
 /*
