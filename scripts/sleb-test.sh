@@ -292,10 +292,10 @@ bench_parse() {
 
 # bench_text ALLOC OUT: the text size of vmlinux and of the allocator's object.
 bench_text() {
-	local alloc=$1 out=$2 t
+	local alloc=$1 out=$2 obj=${3:-$1} t
 	t=$(size "$out/vmlinux" 2>/dev/null | awk 'NR == 2 { print $1 }') || t=""
 	[ -n "$t" ] && echo "0,$alloc,text_bytes,object=vmlinux,$t,bytes,static"
-	t=$(size "$out/mm/$alloc.o" 2>/dev/null | awk 'NR == 2 { print $1 }') || t=""
+	t=$(size "$out/mm/$obj.o" 2>/dev/null | awk 'NR == 2 { print $1 }') || t=""
 	[ -n "$t" ] && echo "0,$alloc,text_bytes,object=mm/ALLOC.o,$t,bytes,static"
 	return 0
 }
@@ -359,6 +359,9 @@ def fmt(v):
 
 
 ratio_pairs = [(a, ref) for ref in ("slub", "slab") if ref in allocs for a in allocs if a != ref]
+# X over X-nodebug: what X's debugging code costs while it is off.
+ratio_pairs += [(a[:-len("-nodebug")], a) for a in allocs
+                if a.endswith("-nodebug") and a[:-len("-nodebug")] in allocs]
 med = {}
 for key, per in values.items():
     for a, vs in per.items():
@@ -370,7 +373,9 @@ w("# SLEB benchmark results")
 w("")
 w("- date: %s" % meta.get("date", "?"))
 w("- timing: **%s** (accelerator %s)" % (mode, meta.get("accel", "?")))
-w("- kernels: %s, variant fast; base %s" % (", ".join(allocs), meta.get("base", "?")))
+w("- kernels: %s, variant fast%s; base %s"
+  % (", ".join(allocs), " (X-nodebug: the nodebug variant, fast without X's debugging code)"
+     if any(a.endswith("-nodebug") for a in allocs) else "", meta.get("base", "?")))
 w("- source: %s" % meta.get("commit", "?"))
 w("- rounds: %s, interleaved (%s, ...)" % (meta.get("rounds", "?"), " ".join(allocs)))
 w("- hackbench loops: %s / groups; kbench n=%s; sleb_rr %s s per protocol"
@@ -576,8 +581,8 @@ PYEOF
 
 cmd_bench() {
 	local quick=0 rounds="" out="" list="" icount=0 nobuild=0 a r allocs="" seen=" " wrapper log n
-	local loops kbench_n rr_seconds accel failed=0 errs
-	declare -A kernels kos
+	local loops kbench_n rr_seconds accel failed=0 errs base variant
+	declare -A kernels kos bases variants
 	for a in "$@"; do
 		case $a in
 		--quick) quick=1 ;;
@@ -606,7 +611,11 @@ cmd_bench() {
 		[ -f "$SLEB_TOP/mm/sleb.c" ] || list="slub,slab,slob"
 	fi
 	for a in $(echo "$list" | tr ',' ' '); do
-		check_alloc "$a"
+		case $a in
+		slub-nodebug | sleb-nodebug) check_alloc "${a%-nodebug}" ;;
+		*-nodebug) die "bench: only sleb and slub have debugging code to leave out ($a)" ;;
+		*) check_alloc "$a" ;;
+		esac
 		case $seen in *" $a "*) die "bench: --allocs names $a twice" ;; esac
 		seen="$seen$a "
 		allocs="$allocs $a"
@@ -630,20 +639,26 @@ cmd_bench() {
 	if [ "$nobuild" = 1 ]; then
 		prepare_source
 	fi
+	# X-nodebug is X's nodebug variant: variant-nodebug.config over the same.
 	for a in $allocs; do
+		base=${a%-nodebug}
+		variant=fast
+		[ "$base" = "$a" ] || variant=nodebug
 		if [ "$nobuild" = 1 ]; then
-			OUT=$(build_dir "$a" fast)
+			OUT=$(build_dir "$base" "$variant")
 			KERNEL=$OUT/arch/x86/boot/bzImage
-			[ -f "$KERNEL" ] || die "bench: --no-build, but there is no $a-fast kernel ($KERNEL)"
+			[ -f "$KERNEL" ] || die "bench: --no-build, but there is no $base-$variant kernel ($KERNEL)"
 		else
-			build_kernel "$a" fast
+			build_kernel "$base" "$variant"
 		fi
-		build_kbench "$OUT" || die "bench: the kbench module does not build against $a-fast"
+		build_kbench "$OUT" || die "bench: the kbench module does not build against $base-$variant"
 		kernels[$a]=$KERNEL
 		kos[$a]=$KBENCH_KO
+		bases[$a]=$base
+		variants[$a]=$variant
 		echo "$a $OUT" >>"$out/kernels.txt"
-		bench_text "$a" "$OUT" >>"$out/samples.csv.tmp"
-		[ -f "$OUT/config.dropped" ] && sed "s/^/$a-fast: /" "$OUT/config.dropped" >>"$out/config-dropped.txt"
+		bench_text "$a" "$OUT" "$base" >>"$out/samples.csv.tmp"
+		[ -f "$OUT/config.dropped" ] && sed "s/^/$base-$variant: /" "$OUT/config.dropped" >>"$out/config-dropped.txt"
 	done
 	guest_base_initramfs
 
@@ -687,7 +702,7 @@ EOF
 	# Interleaved: A B C, A B C, ... so that drift of the host hits all alike.
 	for ((r = 1; r <= rounds; r++)); do
 		for a in $allocs; do
-			RUN_ALLOC=$a
+			RUN_ALLOC=${bases[$a]} RUN_VARIANT=${variants[$a]}
 			log=$out/logs/round$r-$a.log
 			GUEST_FILES="${kos[$a]}:/kbench/slab_bench.ko" guest_run "${kernels[$a]}" "$wrapper" "$log" || true
 			n=$(bench_parse "$r" "$a" "$log" | tee -a "$out/samples.csv.tmp" | wc -l)
