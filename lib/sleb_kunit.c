@@ -422,6 +422,7 @@ struct fill_queue {
 	struct kmem_cache *s;
 	struct completion done;
 	unsigned int got;
+	int nid;
 };
 
 /* On the CPU it is bound to: leave HOTPLUG_OBJECTS objects in its queue. */
@@ -439,10 +440,25 @@ static int fill_queue_fn(void *arg)
 			break;
 	}
 	f->got = i;
+	f->nid = i ? page_to_nid(virt_to_page(p[0])) : NUMA_NO_NODE;
 	while (i--)
 		kmem_cache_free(f->s, p[i]);
 	complete(&f->done);
 	return 0;
+}
+
+/* Run fill_queue_fn() on @cpu and wait for it. */
+static void fill_queue_on(struct kunit *test, struct fill_queue *f, unsigned int cpu)
+{
+	struct task_struct *t;
+
+	init_completion(&f->done);
+	t = kthread_create(fill_queue_fn, f, "sleb-kunit-fill");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	kthread_bind(t, cpu);
+	wake_up_process(t);
+	wait_for_completion(&f->done);
+	KUNIT_ASSERT_EQ(test, f->got, HOTPLUG_OBJECTS);
 }
 
 /* A CPU going offline leaves nothing in its queue: sleb_cpu_dead() flushed it. */
@@ -450,7 +466,6 @@ static void test_dead_cpu_flushed(struct kunit *test)
 {
 	struct kmem_cache *s = counted_cache(test, "sleb-kunit-hotplug");
 	struct fill_queue f = { .s = s };
-	struct task_struct *t;
 	unsigned int cpu;
 	int ret;
 
@@ -460,13 +475,7 @@ static void test_dead_cpu_flushed(struct kunit *test)
 		kmem_cache_destroy(s);
 		kunit_skip(test, "needs a second CPU");
 	}
-	init_completion(&f.done);
-	t = kthread_create(fill_queue_fn, &f, "sleb-kunit-fill");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
-	kthread_bind(t, cpu);
-	wake_up_process(t);
-	wait_for_completion(&f.done);
-	KUNIT_ASSERT_EQ(test, f.got, HOTPLUG_OBJECTS);
+	fill_queue_on(test, &f, cpu);
 	/* The periodic reaper may have taken some back already, not all. */
 	KUNIT_EXPECT_GT(test, sleb_test_cpu_queue_count(s, cpu), 0U);
 	ret = remove_cpu(cpu);
@@ -477,6 +486,53 @@ static void test_dead_cpu_flushed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sleb_test_cpu_queue_count(s, cpu), 0U);
 	KUNIT_EXPECT_EQ(test, in_use(s), 0UL);
 	KUNIT_EXPECT_EQ(test, add_cpu(cpu), 0);
+	kmem_cache_destroy(s);
+}
+
+/* === Memory hotplug ====================================================== */
+
+/*
+ * A node loses its last normal memory (replayed, see sleb_test_node_memory()):
+ * the CPUs at home there flush their queues and move to another node, which
+ * then serves them; when the memory is back they return home.
+ */
+static void test_node_memory_lost(struct kunit *test)
+{
+	struct kmem_cache *s = counted_cache(test, "sleb-kunit-memhp");
+	int first = first_node(node_states[N_NORMAL_MEMORY]);
+	struct fill_queue f = { .s = s };
+	unsigned int cpu;
+	int nid, home;
+
+	KUNIT_ASSERT_EQ(test, sleb_test_tune(s, 32, 8, 0), 0);
+	for_each_online_cpu(cpu)
+		if (sleb_test_cpu_home_node(cpu) != first)
+			break;
+	if (cpu >= nr_cpu_ids) {
+		kmem_cache_destroy(s);
+		kunit_skip(test, "needs a CPU at home on a second node");
+	}
+	nid = sleb_test_cpu_home_node(cpu);
+	fill_queue_on(test, &f, cpu);
+	KUNIT_EXPECT_EQ(test, f.nid, nid);
+	KUNIT_EXPECT_GT(test, sleb_test_cpu_queue_count(s, cpu), 0U);
+
+	KUNIT_ASSERT_EQ(test, sleb_test_node_memory(nid, false), 0);
+	home = sleb_test_cpu_home_node(cpu);
+	KUNIT_EXPECT_NE(test, home, nid);
+	KUNIT_EXPECT_TRUE(test, node_state(home, N_NORMAL_MEMORY));
+	KUNIT_EXPECT_EQ(test, sleb_test_cpu_queue_count(s, cpu), 0U);
+	KUNIT_EXPECT_EQ(test, in_use(s), 0UL);
+	/* Its queue now refills from its new home. */
+	fill_queue_on(test, &f, cpu);
+	KUNIT_EXPECT_EQ(test, f.nid, home);
+
+	KUNIT_EXPECT_EQ(test, sleb_test_node_memory(nid, true), 0);
+	KUNIT_EXPECT_EQ(test, sleb_test_cpu_home_node(cpu), nid);
+	KUNIT_EXPECT_EQ(test, sleb_test_cpu_queue_count(s, cpu), 0U);
+	fill_queue_on(test, &f, cpu);
+	KUNIT_EXPECT_EQ(test, f.nid, nid);
+	KUNIT_EXPECT_EQ(test, in_use(s), 0UL);
 	kmem_cache_destroy(s);
 }
 
@@ -617,6 +673,7 @@ static struct kunit_case sleb_test_cases[] = {
 	KUNIT_CASE(test_alloc_node),
 	KUNIT_CASE(test_remote_free_routing),
 	KUNIT_CASE(test_dead_cpu_flushed),
+	KUNIT_CASE(test_node_memory_lost),
 	KUNIT_CASE(test_resize_under_load),
 	KUNIT_CASE(test_reap),
 	{}

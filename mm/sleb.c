@@ -70,6 +70,7 @@
 #include <linux/kmsan.h>
 #include <linux/memcontrol.h>
 #include <linux/memory.h>
+#include <linux/memory_hotplug.h>
 #include <linux/mempolicy.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -2414,6 +2415,51 @@ int sleb_test_node_usage(struct kmem_cache *s, int node, struct sleb_counts *c)
 	return 0;
 }
 EXPORT_SYMBOL_GPL(sleb_test_node_usage);
+
+/**
+ * sleb_test_cpu_home_node - the home node of a CPU
+ * @cpu: a possible CPU
+ *
+ * Return: the node whose objects @cpu's queues hold.
+ */
+int sleb_test_cpu_home_node(unsigned int cpu)
+{
+	return READ_ONCE(per_cpu(sleb_home_node, cpu));
+}
+EXPORT_SYMBOL_GPL(sleb_test_cpu_home_node);
+
+/**
+ * sleb_test_node_memory - replay the memory hotplug notifier for a node
+ * @nid: a node with normal memory
+ * @online: false: as if @nid had lost its last normal memory (MEM_OFFLINE);
+ *          true: as if it had got it back (MEM_GOING_ONLINE, MEM_ONLINE)
+ *
+ * Runs what the notifier runs for those events, under the locks memory
+ * hotplug holds, without touching the node's memory: CPUs at home on @nid
+ * flush their queues and move to the nearest other node, and back.  The
+ * guest cannot take a node's last normal memory offline (pages that are
+ * not slab pages stay on it), so this is how the offline path is tested.
+ *
+ * Return: 0, -EOPNOTSUPP without memory hotplug, -EINVAL for a node
+ * without normal memory.
+ */
+int sleb_test_node_memory(int nid, bool online)
+{
+	int ret = 0;
+
+	if (!IS_ENABLED(CONFIG_MEMORY_HOTPLUG))
+		return -EOPNOTSUPP;
+	if (nid < 0 || nid >= nr_node_ids || !node_state(nid, N_NORMAL_MEMORY))
+		return -EINVAL;
+	mem_hotplug_begin();
+	if (online)
+		ret = sleb_mem_going_online(nid);
+	if (!ret)
+		sleb_mem_changed(nid, online);
+	mem_hotplug_done();
+	return ret;
+}
+EXPORT_SYMBOL_GPL(sleb_test_node_memory);
 #endif /* CONFIG_SLEB_KUNIT_TEST */
 
 /* === sysfs =============================================================== */

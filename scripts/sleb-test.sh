@@ -182,6 +182,9 @@ cmd_test() {
 	fi
 	RUN_NUMA=2
 	GUEST_FILES=$files test_kernel "$alloc" fast "$alloc-fast-numa2" numa.sh
+	# Four nodes, two of them with memory but no CPU.
+	RUN_NUMA=4
+	GUEST_FILES=$files test_kernel "$alloc" fast "$alloc-fast-numa4" numa.sh
 	# Memory hotplug: node 1 boots without memory, then its DIMM comes online.
 	RUN_DIMM=1
 	GUEST_FILES=$files test_kernel "$alloc" fast "$alloc-fast-memhp" memhp.sh

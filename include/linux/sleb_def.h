@@ -192,6 +192,8 @@ unsigned int sleb_test_cpu_queue_count(struct kmem_cache *s, unsigned int cpu);
 int sleb_test_home_node(void);
 void sleb_test_usage(struct kmem_cache *s, struct sleb_counts *c);
 int sleb_test_node_usage(struct kmem_cache *s, int node, struct sleb_counts *c);
+int sleb_test_cpu_home_node(unsigned int cpu);
+int sleb_test_node_memory(int nid, bool online);
 #endif
 
 #ifdef CONFIG_SLEB_DEBUG

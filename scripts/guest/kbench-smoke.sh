@@ -63,33 +63,7 @@ else
 	sleb_fail "kbench: done line counts the $want cases (found $got case lines)"
 fi
 
-# Footprint after a burst: 200 MiB of 128-byte objects allocated and
-# freed; within 10 s of idle, Slab in /proc/meminfo must be back within
-# 10% of its value before the burst.
-slab_kb() {
-	awk '/^Slab:/ { print $2 }' /proc/meminfo
-}
-sleep 2
-before=$(slab_kb)
-dmesg -c >/dev/null
-insmod "$ko" burst_mb=200 && rmmod slab_bench
-burst=$(dmesg | grep -o 'burst mb=.*' || true)
-peak=$(dmesg | grep -c 'burst mb=200 size=128 objects=1638400$' || true)
-t=0
-after=$(slab_kb)
-while [ "$t" -lt 10 ] && [ "$after" -gt $((before + before / 10)) ]; do
-	sleep 1
-	t=$((t + 1))
-	after=$(slab_kb)
-done
-if [ "$peak" = 1 ]; then
-	sleb_ok "burst: 200 MiB of 128-byte objects allocated and freed ($burst)"
-else
-	sleb_fail "burst: 200 MiB of 128-byte objects allocated and freed (${burst:-no report})"
-fi
-if [ "$after" -le $((before + before / 10)) ]; then
-	sleb_ok "burst: Slab back to $after kB after $t s idle (before: $before kB, limit +10%)"
-else
-	sleb_fail "burst: Slab back to $after kB after $t s idle (before: $before kB, limit +10%)"
-fi
+# Footprint after a burst: 200 MiB of 128-byte objects allocated and freed.
+. /sleb/guest/burst.sh
+burst_check burst 0 200
 true
