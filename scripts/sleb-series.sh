@@ -266,6 +266,13 @@ Changes since the RFC (2010):
 - cpu_batch_size accepts batches smaller than the queue (check was inverted);
 - objects in queues are counted in sysfs and /proc/slabinfo;
 - drain loop bounded (the RFC read past its array on a misaligned object);
+- a periodic reaper returns part of idle queues and shared arrays, and a
+  shrinker empties them under memory pressure (the RFC pinned memory);
+- mempolicy and cpuset spreading as in SLAB, a home node for CPUs of
+  memoryless nodes, and a memory hotplug notifier as in SLUB;
+- SLUB's debugging (sleb_debug=, red zones, poisoning, tracking, validate)
+  with double frees caught while the first free is still queued; KASAN,
+  KFENCE, kmemleak, FAILSLAB and memcg kmem accounting hooks;
 - KUnit tests, kselftests, a userspace harness and fuzzer.
 
 checkpatch --strict exceptions: patches that add files before the last
