@@ -91,8 +91,10 @@ if [ -f "$param" ]; then
 	queued_total
 	q0=$QT
 	drop_limit "$q0"
+	max=30
+	[ "$kasan" = 1 ] && limit=0 max=10
 	t=0
-	while [ "$t" -lt 30 ]; do
+	while [ "$t" -lt "$max" ]; do
 		read -r -t 2 _ <&3
 		t=$((t + 2))
 		queued_total
@@ -103,7 +105,14 @@ if [ -f "$param" ]; then
 	r1=$RE
 	exec 3>&-
 	echo 2000 >$param
-	check_drop "reap: queued objects $q0 -> $q1 after $t s idle" "$q0" "$q1"
+	if [ "$kasan" = 1 ]; then
+		# KASAN's quarantine releases objects into the queues whenever an
+		# allocation (reading sysfs here) reduces it, so their count is not
+		# the reaper's; queue_reap below is the check there.
+		echo "reap: queued objects $q0 -> $q1 after $t s idle (KASAN: not judged)"
+	else
+		check_drop "reap: queued objects $q0 -> $q1 after $t s idle" "$q0" "$q1"
+	fi
 	if [ -r /sys/kernel/slab/kmalloc-64/queue_reap ]; then
 		if [ "$r1" -gt "$r0" ]; then
 			sleb_ok "reap: queue_reap counted $((r1 - r0)) reaping passes while idle"
