@@ -186,7 +186,7 @@ cmd_test() {
 	RUN_NUMA=4
 	GUEST_FILES=$files test_kernel "$alloc" fast "$alloc-fast-numa4" numa.sh
 	# Memory hotplug: node 1 boots without memory, then its DIMM comes online.
-	RUN_DIMM=1
+	RUN_NUMA=2 RUN_DIMM=1
 	GUEST_FILES=$files test_kernel "$alloc" fast "$alloc-fast-memhp" memhp.sh
 	RUN_DIMM=0 RUN_NUMA=1
 	[ -n "$files" ] && GUEST_FILES=$files test_kernel "$alloc" fast "$alloc-fast-kbench" kbench-smoke.sh
