@@ -109,7 +109,7 @@ if [ -f "$param" ]; then
 		# KASAN's quarantine releases objects into the queues whenever an
 		# allocation (reading sysfs here) reduces it, so their count is not
 		# the reaper's; queue_reap below is the check there.
-		echo "reap: queued objects $q0 -> $q1 after $t s idle (KASAN: not judged)"
+		echo "reap: queued objects $q0 -> $q1 after $t s idle (not judged under KASAN)"
 	else
 		check_drop "reap: queued objects $q0 -> $q1 after $t s idle" "$q0" "$q1"
 	fi
