@@ -24,16 +24,18 @@ burst_check() {
 		fi
 		shift 2
 	done
+	limit=$((before + before / 10))
 	t=0
 	after=$(burst_slab_kb)
-	while [ "$t" -lt 10 ] && [ "$after" -gt $((before + before / 10)) ]; do
+	while [ "$t" -lt 10 ] && [ "$after" -gt "$limit" ]; do
 		sleep 1
 		t=$((t + 1))
 		after=$(burst_slab_kb)
 	done
-	if [ "$after" -le $((before + before / 10)) ]; then
-		sleb_ok "$label: Slab back to $after kB after $t s idle (before: $before kB, limit +10%)"
+	msg="$label: Slab back to $after kB after $t s idle (before: $before kB, limit $limit kB)"
+	if [ "$after" -le "$limit" ]; then
+		sleb_ok "$msg"
 	else
-		sleb_fail "$label: Slab back to $after kB after $t s idle (before: $before kB, limit +10%)"
+		sleb_fail "$msg"
 	fi
 }
