@@ -90,17 +90,26 @@ if [ -f "$param" ]; then
 	r0=$RE
 	queued_total
 	q0=$QT
-	drop_limit "$q0"
-	max=30
-	[ "$kasan" = 1 ] && limit=0 max=10
 	t=0
-	while [ "$t" -lt "$max" ]; do
-		read -r -t 2 _ <&3
-		t=$((t + 2))
+	if [ "$kasan" = 1 ]; then
+		# No early exit: the count is not judged, queue_reap is.
+		while [ "$t" -lt 10 ]; do
+			read -r -t 2 _ <&3
+			t=$((t + 2))
+		done
 		queued_total
 		q1=$QT
-		[ "$q1" -lt "$limit" ] && break
-	done
+	else
+		# The reaper's work is deferrable: poll up to 30 s.
+		drop_limit "$q0"
+		while [ "$t" -lt 30 ]; do
+			read -r -t 2 _ <&3
+			t=$((t + 2))
+			queued_total
+			q1=$QT
+			[ "$q1" -lt "$limit" ] && break
+		done
+	fi
 	reap_events
 	r1=$RE
 	exec 3>&-
