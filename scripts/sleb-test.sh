@@ -584,10 +584,18 @@ with open(os.path.join(out, "results.md"), "w") as f:
 PYEOF
 }
 
+# bench_kernel_name NAME: set base and variant of a bench kernel name;
+# X-nodebug is X's nodebug variant (variant-nodebug.config), X its fast one.
+bench_kernel_name() {
+	base=${1%-nodebug}
+	variant=fast
+	[ "$base" = "$1" ] || variant=nodebug
+}
+
 cmd_bench() {
 	local quick=0 rounds="" out="" list="" icount=0 nobuild=0 a r allocs="" seen=" " wrapper log n
 	local loops kbench_n rr_seconds accel failed=0 errs base variant
-	declare -A kernels kos bases variants
+	declare -A kernels kos
 	for a in "$@"; do
 		case $a in
 		--quick) quick=1 ;;
@@ -644,11 +652,8 @@ cmd_bench() {
 	if [ "$nobuild" = 1 ]; then
 		prepare_source
 	fi
-	# X-nodebug is X's nodebug variant: variant-nodebug.config over the same.
 	for a in $allocs; do
-		base=${a%-nodebug}
-		variant=fast
-		[ "$base" = "$a" ] || variant=nodebug
+		bench_kernel_name "$a"
 		if [ "$nobuild" = 1 ]; then
 			OUT=$(build_dir "$base" "$variant")
 			KERNEL=$OUT/arch/x86/boot/bzImage
@@ -659,8 +664,6 @@ cmd_bench() {
 		build_kbench "$OUT" || die "bench: the kbench module does not build against $base-$variant"
 		kernels[$a]=$KERNEL
 		kos[$a]=$KBENCH_KO
-		bases[$a]=$base
-		variants[$a]=$variant
 		echo "$a $OUT" >>"$out/kernels.txt"
 		bench_text "$a" "$OUT" "$base" >>"$out/samples.csv.tmp"
 		[ -f "$OUT/config.dropped" ] && sed "s/^/$base-$variant: /" "$OUT/config.dropped" >>"$out/config-dropped.txt"
@@ -712,7 +715,8 @@ EOF
 	# Interleaved: A B C, A B C, ... so that drift of the host hits all alike.
 	for ((r = 1; r <= rounds; r++)); do
 		for a in $allocs; do
-			RUN_ALLOC=${bases[$a]} RUN_VARIANT=${variants[$a]}
+			bench_kernel_name "$a"
+			RUN_ALLOC=$base RUN_VARIANT=$variant
 			log=$out/logs/round$r-$a.log
 			GUEST_FILES="${kos[$a]}:/kbench/slab_bench.ko" guest_run "${kernels[$a]}" "$wrapper" "$log" || true
 			n=$(bench_parse "$r" "$a" "$log" | tee -a "$out/samples.csv.tmp" | wc -l)
