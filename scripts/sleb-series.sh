@@ -5,7 +5,7 @@
 SERIES_GIT=$SLEB_CACHE/series/git
 SERIES_AUTHOR="SLEB developers <sleb@example.org>"
 SERIES_SOB="Signed-off-by: $SERIES_AUTHOR"
-# Userspace code under tools/testing/sleb (patch 5) spells out GCC attributes,
+# Userspace code under tools/testing/sleb (patch 6) spells out GCC attributes,
 # as tools/ does, and defines libFuzzer's entry point and sanitizer hook.
 SERIES_TOOLS_EXCEPTIONS="[0-9]{4}-tools-testing-sleb-[^:]*:[0-9]*: (WARNING: Prefer (noinline|__noclone|__printf|__noreturn|__weak)|ERROR: Using weak declarations|CHECK: Avoid CamelCase: <LLVMFuzzerTestOneInput>)"
 # checkpatch reads 'source "mm/Kconfig.sleb"' in mm/Kconfig as the file naming itself.
@@ -40,6 +40,8 @@ series_base() {
 #   patch:NAME   a patch of patches/ (applied on the files as they stand)
 #   file:PATH    a project file at its kernel path
 #   kconfig      Kconfig.sleb as mm/Kconfig.sleb
+#   kconfig:-SYM Kconfig.sleb without the entry of config SYM (added by a
+#                later commit with "kconfig", so every commit builds)
 #   maintainers  the MAINTAINERS entry
 series_plan() {
 	cat <<'EOF'
@@ -51,12 +53,14 @@ mm/sleb: add SLEB, the Enhanced Slab Allocator
 	file:mm/sleb.h
 	file:mm/sleb.c
 	file:mm/sleb_debug.c
-	kconfig
+	kconfig:-SLEB_KUNIT_TEST
 	patch:0002-mm-sleb-add-sleb-to-the-allocator-choice.patch
 mm/sleb: debugging, KASAN and KFENCE in the shared code
 	patch:0005-mm-sleb-debugging-kasan-and-kfence-in-the-shared-code.patch
 mm/sleb: add KUnit tests
 	file:lib/sleb_kunit.c
+	kconfig
+	patch:0006-lib-build-the-sleb-kunit-tests.patch
 selftests/sleb: test the sysfs and /proc/slabinfo interface
 	dir:tools/testing/selftests/sleb
 	patch:0004-selftests-add-sleb-to-targets.patch
@@ -117,7 +121,8 @@ pointers, the tunables' ranges, the exact queue counts after refills and
 drains with and without a shared array, that objects are not written
 across free and reallocation, the bulk interface, shrink, kmalloc_node
 placement, and resizing the queues while a kthread on every CPU
-allocates and frees.
+allocates and frees.  CONFIG_SLEB_KUNIT_TEST and its lib/Makefile line
+come with the tests, so that every commit of the series builds.
 EOF
 		;;
 	"selftests/sleb"*)
@@ -147,6 +152,17 @@ Add the SLEB allocator's files to MAINTAINERS.
 EOF
 		;;
 	esac
+}
+
+# kconfig_without SYM: a Kconfig file on stdin without the entry of config
+# SYM (from its "config SYM" line up to the next entry).
+kconfig_without() {
+	awk -v sym="$1" '
+		/^(config|menuconfig|choice|endchoice|menu|endmenu|if|endif|source|comment) / ||
+		/^(choice|endchoice|endmenu|endif)$/ { skip = ($0 == "config " sym) }
+		!skip
+	' || die "series: Kconfig.sleb without $1"
+	grep -q "^config $1\$" "$SLEB_TOP/Kconfig.sleb" || die "series: Kconfig.sleb has no config $1"
 }
 
 series_mode() {
@@ -188,6 +204,11 @@ series_add_item() {
 	kconfig)
 		mkdir -p "$stage/mm"
 		cp "$SLEB_TOP/Kconfig.sleb" "$stage/mm/Kconfig.sleb"
+		echo mm/Kconfig.sleb
+		;;
+	kconfig:-*)
+		mkdir -p "$stage/mm"
+		kconfig_without "${item#kconfig:-}" <"$SLEB_TOP/Kconfig.sleb" >"$stage/mm/Kconfig.sleb"
 		echo mm/Kconfig.sleb
 		;;
 	maintainers)
@@ -278,7 +299,7 @@ Changes since the RFC (2010):
 checkpatch --strict exceptions: patches that add files before the last
 patch warn "added, moved or deleted file(s), does MAINTAINERS need
 updating?": the MAINTAINERS entry is the last patch of the series.
-Patch 5, userspace code under tools/testing/sleb, spells out GCC
+Patch 6, userspace code under tools/testing/sleb, spells out GCC
 attributes as tools/ does (noinline, noclone, format, weak) and defines
 libFuzzer's LLVMFuzzerTestOneInput.
 Patch 2 warns "It's generally not useful to have the filename in the
