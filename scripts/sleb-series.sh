@@ -154,15 +154,15 @@ EOF
 	esac
 }
 
-# kconfig_without SYM: a Kconfig file on stdin without the entry of config
-# SYM (from its "config SYM" line up to the next entry).
+# kconfig_without SYM FILE: Kconfig FILE without the entry of config SYM
+# (from its "config SYM" line up to the next entry).
 kconfig_without() {
+	grep -q "^config $1\$" "$2" || die "series: $2 has no config $1"
 	awk -v sym="$1" '
 		/^(config|menuconfig|choice|endchoice|menu|endmenu|if|endif|source|comment) / ||
 		/^(choice|endchoice|endmenu|endif)$/ { skip = ($0 == "config " sym) }
 		!skip
-	' || die "series: Kconfig.sleb without $1"
-	grep -q "^config $1\$" "$SLEB_TOP/Kconfig.sleb" || die "series: Kconfig.sleb has no config $1"
+	' "$2"
 }
 
 series_mode() {
@@ -208,7 +208,7 @@ series_add_item() {
 		;;
 	kconfig:-*)
 		mkdir -p "$stage/mm"
-		kconfig_without "${item#kconfig:-}" <"$SLEB_TOP/Kconfig.sleb" >"$stage/mm/Kconfig.sleb"
+		kconfig_without "${item#kconfig:-}" "$SLEB_TOP/Kconfig.sleb" >"$stage/mm/Kconfig.sleb"
 		echo mm/Kconfig.sleb
 		;;
 	maintainers)
