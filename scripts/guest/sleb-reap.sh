@@ -93,10 +93,8 @@ if [ -f "$param" ]; then
 	t=0
 	if [ "$kasan" = 1 ]; then
 		# No early exit: the count is not judged, queue_reap is.
-		while [ "$t" -lt 10 ]; do
-			read -r -t 2 _ <&3
-			t=$((t + 2))
-		done
+		read -r -t 10 _ <&3
+		t=10
 		queued_total
 		q1=$QT
 	else
