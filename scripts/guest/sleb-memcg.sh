@@ -14,7 +14,6 @@ kmem_prepare_root() {
 		mkdir -p $kmem_root &&
 		mount -o loop /tmp/kmem-root.img $kmem_root &&
 		mkdir -p $kmem_root/proc $kmem_root/sys $kmem_root/bin &&
-		cp /kselftest-cgroup/test_kmem $kmem_root/bin/ &&
 		mount -t proc proc $kmem_root/proc &&
 		mount -t sysfs sysfs $kmem_root/sys &&
 		mount -t cgroup2 cgroup2 $kmem_root/sys/fs/cgroup
@@ -26,8 +25,35 @@ kmem_release_root() {
 	rm -f /tmp/kmem-root.img
 }
 
-if [ ! -x /kselftest-cgroup/test_kmem ]; then
-	sleb_fail "test_kmem: /kselftest-cgroup/test_kmem in the guest"
+# run_test_kmem BIN: run /kselftest-cgroup/BIN chrooted on the ext2 root;
+# its TAP lines, each once, end up in /tmp/BIN.out.
+run_test_kmem() {
+	# Its forked children flush copies of the stdio buffer: each line
+	# once.  A pipe, not a file: a child writing a new page of a tmpfs
+	# file charges it to its cgroup, which then cannot be freed once
+	# removed (test_kmem_dead_cgroups counts them).
+	cp /kselftest-cgroup/$1 $kmem_root/bin/ &&
+		chroot $kmem_root /bin/$1 2>&1 | awk '!seen[$0]++' >/tmp/$1.out
+	cat /tmp/$1.out
+	grep -Eq "^(not )?ok .* test_kmem_basic$" /tmp/$1.out ||
+		sleb_fail "$1: test_kmem_basic reported"
+}
+
+# kmem_dying_after S: nr_dying_descendants of the root cgroup, polled for
+# up to S seconds until it is 0.
+kmem_dying_after() {
+	n=0
+	while :; do
+		d=$(sed -n 's/^nr_dying_descendants //p' /sys/fs/cgroup/cgroup.stat)
+		[ "$d" = 0 ] || [ $n -ge "$1" ] && break
+		sleep 1
+		n=$((n + 1))
+	done
+	echo "$d"
+}
+
+if [ ! -x /kselftest-cgroup/test_kmem ] || [ ! -x /kselftest-cgroup/test_kmem-fixed ]; then
+	sleb_fail "test_kmem: /kselftest-cgroup/test_kmem and test_kmem-fixed in the guest"
 elif [ ! -f /sys/fs/cgroup/cgroup.controllers ]; then
 	sleb_fail "test_kmem: cgroup2 mounted on /sys/fs/cgroup"
 elif ! kmem_prepare_root; then
@@ -36,23 +62,38 @@ elif ! kmem_prepare_root; then
 else
 	sleb_ok "test_kmem: an ext2 root on a loop device to run in"
 	echo "+memory" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
-	chroot $kmem_root /bin/test_kmem >/tmp/test_kmem.raw 2>&1
-	# Its forked children flush copies of the stdio buffer: once each.
-	awk '!seen[$0]++' /tmp/test_kmem.raw >/tmp/test_kmem.out
-	cat /tmp/test_kmem.out
-	# test_kmem_memcg_deletion compares memory.current with the sum of
-	# memory.stat within 64 pages per CPU, and test_kmem_dead_cgroups waits
-	# 5 s for 30 removed cgroups to be freed.  Both failed with SLUB too in
-	# this guest (TCG): a failure of either is reported, not counted.
+	# 6.1's test_kmem_memcg_deletion leaves the kernel memory charged
+	# outside slab, kernel_stack, pagetables and percpu out of its sum and
+	# fails about half the time here (6 of 15 runs with SLEB, as with
+	# SLUB); upstream fixed it later, and test_kmem-fixed (6.1's test with
+	# that fix, scripts/kselftest/test_kmem-memcg_deletion-fix.patch)
+	# counts it.  Every other case counts in both.
+	run_test_kmem test_kmem
 	while IFS= read -r l; do
 		case $l in
 		"ok "*) sleb_ok "test_kmem: ${l#ok [0-9]* }" ;;
-		"not ok "*" test_kmem_memcg_deletion" | "not ok "*" test_kmem_dead_cgroups")
-			sleb_skip "test_kmem: ${l#not ok [0-9]* }" "fails with SLUB too in this guest" ;;
+		"not ok "*" test_kmem_memcg_deletion")
+			sleb_skip "test_kmem: ${l#not ok [0-9]* }" "6.1's sum, fixed upstream; counted by test_kmem-fixed" ;;
 		"not ok "*) sleb_fail "test_kmem: ${l#not ok [0-9]* }" ;;
 		esac
 	done </tmp/test_kmem.out
-	grep -Eq "^(not )?ok .* test_kmem_basic$" /tmp/test_kmem.out ||
-		sleb_fail "test_kmem: test_kmem_basic reported"
+	run_test_kmem test_kmem-fixed
+	while IFS= read -r l; do
+		case $l in
+		"ok "*) sleb_ok "test_kmem-fixed: ${l#ok [0-9]* }" ;;
+		"not ok "*) sleb_fail "test_kmem-fixed: ${l#not ok [0-9]* }" ;;
+		esac
+	done </tmp/test_kmem-fixed.out
 	kmem_release_root
+	# Every cgroup the two runs removed is freed once the file system
+	# and its image are gone (the loop device charges the image's tmpfs
+	# pages to the cgroup whose I/O read them): none is held by a slab
+	# object, queued or not.
+	dying=$(kmem_dying_after 20)
+	if [ "$dying" = 0 ]; then
+		sleb_ok "test_kmem: no dying cgroup left once the ext2 root is gone"
+	else
+		grep -E "^(anon|file|shmem|kernel|slab|percpu|sock) " /sys/fs/cgroup/memory.stat
+		sleb_fail "test_kmem: no dying cgroup left once the ext2 root is gone ($dying left after 20 s)"
+	fi
 fi
