@@ -25,18 +25,40 @@ kmem_release_root() {
 	rm -f /tmp/kmem-root.img
 }
 
-# run_test_kmem BIN: run /kselftest-cgroup/BIN chrooted on the ext2 root;
-# its TAP lines, each once, end up in /tmp/BIN.out.
+# run_test_kmem BIN [CASE:REASON...]: run /kselftest-cgroup/BIN chrooted
+# on the ext2 root and count its TAP lines, each once; a failure of a
+# CASE named in the arguments is printed as a SKIP with its REASON.
 run_test_kmem() {
+	bin=$1
+	shift
 	# Its forked children flush copies of the stdio buffer: each line
 	# once.  A pipe, not a file: a child writing a new page of a tmpfs
 	# file charges it to its cgroup, which then cannot be freed once
 	# removed (test_kmem_dead_cgroups counts them).
-	cp /kselftest-cgroup/$1 $kmem_root/bin/ &&
-		chroot $kmem_root /bin/$1 2>&1 | awk '!seen[$0]++' >/tmp/$1.out
-	cat /tmp/$1.out
-	grep -Eq "^(not )?ok .* test_kmem_basic$" /tmp/$1.out ||
-		sleb_fail "$1: test_kmem_basic reported"
+	cp /kselftest-cgroup/$bin $kmem_root/bin/ &&
+		chroot $kmem_root /bin/$bin 2>&1 | awk '!seen[$0]++' >/tmp/$bin.out
+	cat /tmp/$bin.out
+	grep -Eq "^(not )?ok .* test_kmem_basic$" /tmp/$bin.out ||
+		sleb_fail "$bin: test_kmem_basic reported"
+	while IFS= read -r l; do
+		case $l in
+		"ok "*) sleb_ok "$bin: ${l#ok [0-9]* }" ;;
+		"not ok "*) kmem_count_failure "$bin: ${l#not ok [0-9]* }" "$@" ;;
+		esac
+	done </tmp/$bin.out
+}
+
+# kmem_count_failure "BIN: CASE" [CASE:REASON...]
+kmem_count_failure() {
+	what=$1
+	shift
+	for s in "$@"; do
+		if [ "${what#*: }" = "${s%%:*}" ]; then
+			sleb_skip "$what" "${s#*:}"
+			return
+		fi
+	done
+	sleb_fail "$what"
 }
 
 # kmem_dying_after S: nr_dying_descendants of the root cgroup, polled for
@@ -71,24 +93,10 @@ else
 	# scripts/kselftest/test_kmem-later-fixes.patch) counts them, and
 	# 6.1's failures of those two cases alone are printed as SKIP.
 	# Every other case counts in both.
-	run_test_kmem test_kmem
-	while IFS= read -r l; do
-		case $l in
-		"ok "*) sleb_ok "test_kmem: ${l#ok [0-9]* }" ;;
-		"not ok "*" test_kmem_memcg_deletion")
-			sleb_skip "test_kmem: ${l#not ok [0-9]* }" "6.1's sum, fixed upstream; counted by test_kmem-fixed" ;;
-		"not ok "*" test_kmem_dead_cgroups")
-			sleb_skip "test_kmem: ${l#not ok [0-9]* }" "6.1 waits 5 s, upstream later 20 s; counted by test_kmem-fixed" ;;
-		"not ok "*) sleb_fail "test_kmem: ${l#not ok [0-9]* }" ;;
-		esac
-	done </tmp/test_kmem.out
+	run_test_kmem test_kmem \
+		"test_kmem_memcg_deletion:6.1's sum, fixed upstream; counted by test_kmem-fixed" \
+		"test_kmem_dead_cgroups:6.1 waits 5 s, upstream later 20 s; counted by test_kmem-fixed"
 	run_test_kmem test_kmem-fixed
-	while IFS= read -r l; do
-		case $l in
-		"ok "*) sleb_ok "test_kmem-fixed: ${l#ok [0-9]* }" ;;
-		"not ok "*) sleb_fail "test_kmem-fixed: ${l#not ok [0-9]* }" ;;
-		esac
-	done </tmp/test_kmem-fixed.out
 	kmem_release_root
 	# Every cgroup the two runs removed is freed once the file system
 	# and its image are gone (the loop device charges the image's tmpfs
