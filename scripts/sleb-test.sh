@@ -609,10 +609,13 @@ cmd_bench() {
 			[ -n "$list" ] || die "bench: --allocs needs a list, e.g. --allocs=sleb,slub"
 			;;
 		--icount) icount=1 ;;
+		--distro) FLAVOR=distro ;;
 		--no-build) nobuild=1 ;;
 		*) die "bench: unknown option '$a' (see scripts/sleb help)" ;;
 		esac
 	done
+	# JUMP_LABEL kernels under multi-threaded TCG: see flavor-distro.config.
+	[ -z "$FLAVOR" ] || [ "$icount" = 1 ] || die "bench: --distro needs --icount (one vCPU thread)"
 	if [ -z "$rounds" ]; then
 		rounds=5
 		[ "$quick" = 1 ] && rounds=2
@@ -673,6 +676,7 @@ cmd_bench() {
 	if [ "$icount" = 1 ]; then
 		RUN_ICOUNT=1 RUN_SMP=1 accel=tcg-icount
 		BENCH_MODE="icount shift=0 (instructions), -smp 1"
+		[ -z "$FLAVOR" ] || BENCH_MODE="$BENCH_MODE, $FLAVOR kernels (-O2, JUMP_LABEL)"
 	else
 		RUN_ICOUNT=0 RUN_SMP=2
 		a=${allocs%% *}
