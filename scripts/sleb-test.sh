@@ -108,8 +108,43 @@ test_kernel() {
 	fi
 }
 
+# test_cli: bad input to scripts/sleb is refused before any work, with a
+# message that names it, and a non-zero exit status.
+test_cli() {
+	local c args want out rc
+	while IFS='|' read -r args want; do
+		[ -n "$args" ] || continue
+		set +e
+		# shellcheck disable=SC2086 # $args is a list of options
+		out=$(SLEB_CACHE=$SLEB_CACHE/cli-check "$SLEB_TOP/scripts/sleb" $args 2>&1 </dev/null)
+		rc=$?
+		set -e
+		c=1
+		[ "$rc" != 0 ] && echo "$out" | grep -qF -- "$want" && c=0
+		[ "$c" = 0 ] || echo "# scripts/sleb $args: status $rc, said: $(echo "$out" | head -n 2)"
+		t_result "$c" "cli: scripts/sleb $args refused (\"$want\")"
+	done <<'CASES'
+frobnicate|unknown command 'frobnicate'
+build --bogus|build: unknown option '--bogus'
+build --alloc=slob2|unknown allocator 'slob2'
+build --variant=turbo|unknown variant 'turbo'
+run --smp=0|--smp must be 1..8
+run --numa=x|bad --numa 'x'
+run --timeout=soon|bad --timeout 'soon'
+run --dimm-node|--dimm-node needs --numa=2 or more
+test --bogus|test: unknown option '--bogus'
+bench --rounds=0|bench: --rounds must be 1..100
+bench --allocs=slab-nodebug|only sleb and slub have debugging code
+bench --allocs=sleb,sleb|--allocs names sleb twice
+bench --distro|bench: --distro needs --icount
+series --bogus|unknown option
+CASES
+	rm -rf "$SLEB_CACHE/cli-check"
+}
+
 # Host-side suites: the userspace harness and the series checks.
 test_host() {
+	test_cli
 	local h=$SLEB_TOP/tools/testing/sleb
 	if [ -f "$h/Makefile" ]; then
 		local out rc
