@@ -165,18 +165,31 @@ static void test_map_bad_put(struct kunit *test)
 
 #define TEST_SIZE	64
 
-static struct kmem_cache *test_cache(struct kunit *test, const char *name)
+/*
+ * A usercopy region makes the cache unmergeable, so no other user shares
+ * it; sleb_debug= given for every cache must not change what these tests
+ * count.  KFENCE must not hand out the objects either: its guard pages
+ * would catch the deliberate corruptions first and its objects never come
+ * back through the queues.  6.1's kmem_cache_create() does not take
+ * SLAB_SKIP_KFENCE (SLUB sets it from sysfs), so it is set here, before
+ * the first allocation.
+ */
+static struct kmem_cache *create_test_cache(struct kunit *test,
+					    const char *name,
+					    slab_flags_t flags)
 {
-	/*
-	 * A usercopy region makes the cache unmergeable; sleb_debug= given
-	 * for every cache must not change what these tests count.
-	 */
 	struct kmem_cache *s = kmem_cache_create_usercopy(name, TEST_SIZE, 0,
-							  SLAB_NO_USER_FLAGS, 0,
-							  TEST_SIZE, NULL);
+							  flags | SLAB_NO_USER_FLAGS,
+							  0, TEST_SIZE, NULL);
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->flags |= SLAB_SKIP_KFENCE;
 	return s;
+}
+
+static struct kmem_cache *test_cache(struct kunit *test, const char *name)
+{
+	return create_test_cache(test, name, 0);
 }
 
 /*
@@ -703,16 +716,6 @@ static int debug_test_init(struct kunit *test)
 	return 0;
 }
 
-static struct kmem_cache *debug_cache(struct kunit *test, const char *name,
-				      slab_flags_t flags)
-{
-	struct kmem_cache *s = kmem_cache_create(name, TEST_SIZE, 0,
-						 flags | SLAB_NO_USER_FLAGS, NULL);
-
-	KUNIT_ASSERT_NOT_NULL(test, s);
-	return s;
-}
-
 /* Write into memory KASAN guards, as a buggy user would. */
 static void corrupt(u8 *p, u8 value)
 {
@@ -723,8 +726,8 @@ static void corrupt(u8 *p, u8 value)
 
 static void test_debug_layout(struct kunit *test)
 {
-	struct kmem_cache *s = debug_cache(test, "TestSleb_layout",
-					   SLAB_RED_ZONE | SLAB_STORE_USER);
+	struct kmem_cache *s = create_test_cache(test, "TestSleb_layout",
+						 SLAB_RED_ZONE | SLAB_STORE_USER);
 
 	KUNIT_EXPECT_EQ(test, s->red_left_pad, (unsigned int)sizeof(void *));
 	KUNIT_EXPECT_GE(test, s->inuse, TEST_SIZE + (unsigned int)sizeof(void *));
@@ -735,7 +738,7 @@ static void test_debug_layout(struct kunit *test)
 
 static void test_debug_right_redzone(struct kunit *test)
 {
-	struct kmem_cache *s = debug_cache(test, "TestSleb_RZ_right", SLAB_RED_ZONE);
+	struct kmem_cache *s = create_test_cache(test, "TestSleb_RZ_right", SLAB_RED_ZONE);
 	u8 *p = kmem_cache_alloc(s, GFP_KERNEL);
 
 	corrupt(p + TEST_SIZE, 0x12);
@@ -750,7 +753,7 @@ static void test_debug_right_redzone(struct kunit *test)
 
 static void test_debug_left_redzone(struct kunit *test)
 {
-	struct kmem_cache *s = debug_cache(test, "TestSleb_RZ_left", SLAB_RED_ZONE);
+	struct kmem_cache *s = create_test_cache(test, "TestSleb_RZ_left", SLAB_RED_ZONE);
 	u8 *p = kmem_cache_alloc(s, GFP_KERNEL);
 
 	corrupt(p - 1, 0x12);
@@ -769,7 +772,7 @@ static void test_debug_poison_validate(struct kunit *test)
 
 	if (IS_ENABLED(CONFIG_KASAN))
 		kunit_skip(test, "SLEB leaves freed objects to KASAN (no poisoning)");
-	s = debug_cache(test, "TestSleb_poison_val", SLAB_POISON);
+	s = create_test_cache(test, "TestSleb_poison_val", SLAB_POISON);
 	p = kmem_cache_alloc(s, GFP_KERNEL);
 	kmem_cache_free(s, p);
 	/* A write after free, while the object sits in the per-cpu queue. */
@@ -787,7 +790,7 @@ static void test_debug_poison_alloc(struct kunit *test)
 
 	if (IS_ENABLED(CONFIG_KASAN))
 		kunit_skip(test, "SLEB leaves freed objects to KASAN (no poisoning)");
-	s = debug_cache(test, "TestSleb_poison_alloc", SLAB_POISON);
+	s = create_test_cache(test, "TestSleb_poison_alloc", SLAB_POISON);
 	/* The queue is LIFO: the next allocation is p, and finds it written. */
 	migrate_disable();
 	p = kmem_cache_alloc(s, GFP_KERNEL);
@@ -805,7 +808,7 @@ static void test_debug_poison_alloc(struct kunit *test)
 
 static void test_debug_bitmap(struct kunit *test)
 {
-	struct kmem_cache *s = debug_cache(test, "TestSleb_bitmap", SLAB_CONSISTENCY_CHECKS);
+	struct kmem_cache *s = create_test_cache(test, "TestSleb_bitmap", SLAB_CONSISTENCY_CHECKS);
 	void *p = kmem_cache_alloc(s, GFP_KERNEL);
 	struct slab *slab = virt_to_slab(p);
 	unsigned int idx = (p - slab_base(s, slab)) / s->size;
@@ -853,7 +856,7 @@ static bool alloc_slab_pair(struct kmem_cache *s, void **a, void **b)
 
 static void test_debug_double_free(struct kunit *test)
 {
-	struct kmem_cache *s = debug_cache(test, "TestSleb_double", SLAB_CONSISTENCY_CHECKS);
+	struct kmem_cache *s = create_test_cache(test, "TestSleb_double", SLAB_CONSISTENCY_CHECKS);
 	void *keep, *p, *q, *r;
 
 	/* keep holds the slab alive across the shrink below. */
@@ -884,8 +887,9 @@ static void test_debug_double_free(struct kunit *test)
 
 static void test_debug_bad_pointers(struct kunit *test)
 {
-	struct kmem_cache *s = debug_cache(test, "TestSleb_bad", SLAB_CONSISTENCY_CHECKS);
-	struct kmem_cache *t = debug_cache(test, "TestSleb_bad_other", SLAB_CONSISTENCY_CHECKS);
+	struct kmem_cache *s = create_test_cache(test, "TestSleb_bad", SLAB_CONSISTENCY_CHECKS);
+	struct kmem_cache *t = create_test_cache(test, "TestSleb_bad_other",
+						 SLAB_CONSISTENCY_CHECKS);
 	struct page *page = alloc_page(GFP_KERNEL);
 	u8 *p = kmem_cache_alloc(s, GFP_KERNEL);
 
@@ -919,7 +923,7 @@ static noinline void *tracked_alloc(struct kmem_cache *s)
 
 static void test_debug_tracking(struct kunit *test)
 {
-	struct kmem_cache *s = debug_cache(test, "TestSleb_track", SLAB_STORE_USER);
+	struct kmem_cache *s = create_test_cache(test, "TestSleb_track", SLAB_STORE_USER);
 	struct kmem_obj_info info = {};
 	void *p = tracked_alloc(s);
 
