@@ -854,9 +854,17 @@ out:
 
 /* === Allocation and free ================================================ */
 
-static __always_inline void *sleb_alloc(struct kmem_cache *s, struct list_lru *lru,
-					gfp_t gfp, int node, unsigned long caller,
-					size_t orig_size)
+/*
+ * The paths below exist twice: inlined into the entry points without the
+ * debug hooks, and out of line with them (sleb_alloc_debug(),
+ * sleb_free_debug()) for caches with debugging on.  The entry points pick
+ * one with sleb_debug_cache(), a static key, so that debugging compiled in
+ * but off adds that one test and nothing to the fast path -- not even the
+ * caller's address kept across the calls of the hooks.
+ */
+static __always_inline void *__sleb_alloc(struct kmem_cache *s, struct list_lru *lru,
+					  gfp_t gfp, int node, unsigned long caller,
+					  size_t orig_size, bool debug)
 {
 	struct obj_cgroup *objcg = NULL;
 	void *object;
@@ -871,10 +879,26 @@ static __always_inline void *sleb_alloc(struct kmem_cache *s, struct list_lru *l
 		return object;
 	}
 	object = queue_alloc(s, gfp, node);
-	if (sleb_debug_cache(s))
+	if (debug)
 		sleb_debug_alloc(s, object, caller);
 	slab_post_alloc_hook(s, objcg, gfp, 1, &object, slab_want_init_on_alloc(gfp, s));
 	return object;
+}
+
+static noinline void *sleb_alloc_debug(struct kmem_cache *s, struct list_lru *lru,
+				       gfp_t gfp, int node, unsigned long caller,
+				       size_t orig_size)
+{
+	return __sleb_alloc(s, lru, gfp, node, caller, orig_size, true);
+}
+
+static __always_inline void *sleb_alloc(struct kmem_cache *s, struct list_lru *lru,
+					gfp_t gfp, int node, unsigned long caller,
+					size_t orig_size)
+{
+	if (sleb_debug_cache(s))
+		return sleb_alloc_debug(s, lru, gfp, node, caller, orig_size);
+	return __sleb_alloc(s, lru, gfp, node, caller, orig_size, false);
 }
 
 /*
@@ -897,10 +921,10 @@ static __always_inline bool sleb_free_hook(struct kmem_cache *s, void *x, bool i
 	return !kasan_slab_free(s, x, init);
 }
 
-static __always_inline void sleb_free(struct kmem_cache *s, struct slab *slab, void *x,
-				      unsigned long caller)
+static __always_inline void __sleb_free(struct kmem_cache *s, struct slab *slab, void *x,
+					unsigned long caller, bool debug)
 {
-	if (sleb_debug_cache(s) && !sleb_debug_free(s, slab, x, caller))
+	if (debug && !sleb_debug_free(s, slab, x, caller))
 		return;
 	if (unlikely(!slab)) {
 		sleb_report_bad_free(s, x, "free of a non-slab pointer");
@@ -914,6 +938,21 @@ static __always_inline void sleb_free(struct kmem_cache *s, struct slab *slab, v
 	}
 	if (sleb_free_hook(s, x, slab_want_init_on_free(s)))
 		queue_free(s, slab, x);
+}
+
+static noinline void sleb_free_debug(struct kmem_cache *s, struct slab *slab, void *x,
+				     unsigned long caller)
+{
+	__sleb_free(s, slab, x, caller, true);
+}
+
+static __always_inline void sleb_free(struct kmem_cache *s, struct slab *slab, void *x,
+				      unsigned long caller)
+{
+	if (sleb_debug_cache(s))
+		sleb_free_debug(s, slab, x, caller);
+	else
+		__sleb_free(s, slab, x, caller, false);
 }
 
 void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp)
