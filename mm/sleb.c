@@ -921,9 +921,16 @@ static __always_inline bool sleb_free_hook(struct kmem_cache *s, void *x, bool i
 	return !kasan_slab_free(s, x, init);
 }
 
-static __always_inline void __sleb_free(struct kmem_cache *s, struct slab *slab, void *x,
+/*
+ * The slab is looked up inside each copy, after the choice: looked up
+ * before it, the fast copy would keep the lookup's result for the debug
+ * copy's call.
+ */
+static __always_inline void __sleb_free(struct kmem_cache *s, void *x,
 					unsigned long caller, bool debug)
 {
+	struct slab *slab = virt_to_slab(x);
+
 	if (debug && !sleb_debug_free(s, slab, x, caller))
 		return;
 	if (unlikely(!slab)) {
@@ -940,19 +947,17 @@ static __always_inline void __sleb_free(struct kmem_cache *s, struct slab *slab,
 		queue_free(s, slab, x);
 }
 
-static noinline void sleb_free_debug(struct kmem_cache *s, struct slab *slab, void *x,
-				     unsigned long caller)
+static noinline void sleb_free_debug(struct kmem_cache *s, void *x, unsigned long caller)
 {
-	__sleb_free(s, slab, x, caller, true);
+	__sleb_free(s, x, caller, true);
 }
 
-static __always_inline void sleb_free(struct kmem_cache *s, struct slab *slab, void *x,
-				      unsigned long caller)
+static __always_inline void sleb_free(struct kmem_cache *s, void *x, unsigned long caller)
 {
 	if (sleb_debug_cache(s))
-		sleb_free_debug(s, slab, x, caller);
+		sleb_free_debug(s, x, caller);
 	else
-		__sleb_free(s, slab, x, caller, false);
+		__sleb_free(s, x, caller, false);
 }
 
 void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp)
@@ -990,7 +995,7 @@ void *__kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int node,
 
 void __kmem_cache_free(struct kmem_cache *s, void *x, unsigned long caller)
 {
-	sleb_free(s, virt_to_slab(x), x, caller);
+	sleb_free(s, x, caller);
 }
 
 void kmem_cache_free(struct kmem_cache *s, void *x)
@@ -1012,7 +1017,7 @@ void kmem_cache_free(struct kmem_cache *s, void *x)
 	if (!s)
 		return;
 	trace_kmem_cache_free(_RET_IP_, x, s);
-	sleb_free(s, virt_to_slab(x), x, _RET_IP_);
+	sleb_free(s, x, _RET_IP_);
 }
 EXPORT_SYMBOL(kmem_cache_free);
 
