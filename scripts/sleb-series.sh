@@ -45,6 +45,8 @@ series_base() {
 #   maintainers  the MAINTAINERS entry
 series_plan() {
 	cat <<'EOF'
+mm/slab: always inline slab_want_init_on_alloc() and slab_want_init_on_free()
+	patch:0007-mm-slab-always-inline-the-init-on-alloc-and-free-checks.patch
 mm/slab: prepare the shared slab code for SLEB
 	patch:0001-mm-slab-prepare-the-shared-slab-code-for-sleb.patch
 mm/sleb: add SLEB, the Enhanced Slab Allocator
@@ -77,6 +79,10 @@ EOF
 # The commit message body of each commit, by subject.
 series_body() {
 	case $1 in
+	"mm/slab: always inline"*)
+		sed -n '/^$/,/^Signed-off-by/p' "$SLEB_TOP/patches/0007-mm-slab-always-inline-the-init-on-alloc-and-free-checks.patch" |
+			sed '/^Signed-off-by/d' | sed '1d'
+		;;
 	"mm/slab: prepare"*)
 		sed -n '/^$/,/^Signed-off-by/p' "$SLEB_TOP/patches/0001-mm-slab-prepare-the-shared-slab-code-for-sleb.patch" |
 			sed '/^Signed-off-by/d' | sed '1d'
@@ -299,10 +305,10 @@ Changes since the RFC (2010):
 checkpatch --strict exceptions: patches that add files before the last
 patch warn "added, moved or deleted file(s), does MAINTAINERS need
 updating?": the MAINTAINERS entry is the last patch of the series.
-Patch 6, userspace code under tools/testing/sleb, spells out GCC
+Patch 7, userspace code under tools/testing/sleb, spells out GCC
 attributes as tools/ does (noinline, noclone, format, weak) and defines
 libFuzzer's LLVMFuzzerTestOneInput.
-Patch 2 warns "It's generally not useful to have the filename in the
+Patch 3 warns "It's generally not useful to have the filename in the
 file" for 'source "mm/Kconfig.sleb"' added to mm/Kconfig: checkpatch
 matches "mm/Kconfig" inside "mm/Kconfig.sleb".
 
