@@ -76,16 +76,25 @@ MAINTAINERS: add an entry for SLEB
 EOF
 }
 
+# The message body of a patch of patches/: from the blank line after its
+# Subject to its Signed-off-by, both left out.
+patch_message() {
+	sed -n '/^$/,/^Signed-off-by/p' "$SLEB_TOP/patches/$1" | sed '/^Signed-off-by/d' | sed '1d'
+}
+
+# The number in the series of the commit whose subject starts with $1.
+plan_number() {
+	series_plan | grep -v $'^\t' | grep -n -F -m 1 "$1" | cut -d: -f1
+}
+
 # The commit message body of each commit, by subject.
 series_body() {
 	case $1 in
 	"mm/slab: always inline"*)
-		sed -n '/^$/,/^Signed-off-by/p' "$SLEB_TOP/patches/0007-mm-slab-always-inline-the-init-on-alloc-and-free-checks.patch" |
-			sed '/^Signed-off-by/d' | sed '1d'
+		patch_message 0007-mm-slab-always-inline-the-init-on-alloc-and-free-checks.patch
 		;;
 	"mm/slab: prepare"*)
-		sed -n '/^$/,/^Signed-off-by/p' "$SLEB_TOP/patches/0001-mm-slab-prepare-the-shared-slab-code-for-sleb.patch" |
-			sed '/^Signed-off-by/d' | sed '1d'
+		patch_message 0001-mm-slab-prepare-the-shared-slab-code-for-sleb.patch
 		;;
 	"mm/sleb: add SLEB"*)
 		cat <<'EOF'
@@ -115,8 +124,7 @@ mm/sleb_map.h so that a userspace harness can compile them.
 EOF
 		;;
 	"mm/sleb: debugging"*)
-		sed -n '/^$/,/^Signed-off-by/p' "$SLEB_TOP/patches/0005-mm-sleb-debugging-kasan-and-kfence-in-the-shared-code.patch" |
-			sed '/^Signed-off-by/d' | sed '1d'
+		patch_message 0005-mm-sleb-debugging-kasan-and-kfence-in-the-shared-code.patch
 		;;
 	"mm/sleb: add KUnit"*)
 		cat <<'EOF'
@@ -262,9 +270,10 @@ series_commit_all() {
 series_cover() {
 	local out=$1 cover=$out/0000-cover-letter.patch table
 	table=$(ls -t "$SLEB_CACHE"/bench/*/results.md 2>/dev/null | head -n 1 || true)
-	python3 - "$cover" "$(base_version)" "$table" <<'EOF'
+	python3 - "$cover" "$(base_version)" "$table" \
+		"$(plan_number 'mm/sleb: add SLEB')" "$(plan_number 'tools/testing/sleb:')" <<'EOF'
 import sys
-path, base, table = sys.argv[1], sys.argv[2], sys.argv[3]
+path, base, table, n_sleb, n_tools = sys.argv[1:6]
 text = open(path).read()
 bench = open(table).read() if table else "No benchmark has been run yet: run scripts/sleb bench.\n"
 blurb = f"""SLEB is a slab allocator that combines SLUB's structure with SLAB's
@@ -305,10 +314,10 @@ Changes since the RFC (2010):
 checkpatch --strict exceptions: patches that add files before the last
 patch warn "added, moved or deleted file(s), does MAINTAINERS need
 updating?": the MAINTAINERS entry is the last patch of the series.
-Patch 7, userspace code under tools/testing/sleb, spells out GCC
+Patch {n_tools}, userspace code under tools/testing/sleb, spells out GCC
 attributes as tools/ does (noinline, noclone, format, weak) and defines
 libFuzzer's LLVMFuzzerTestOneInput.
-Patch 3 warns "It's generally not useful to have the filename in the
+Patch {n_sleb} warns "It's generally not useful to have the filename in the
 file" for 'source "mm/Kconfig.sleb"' added to mm/Kconfig: checkpatch
 matches "mm/Kconfig" inside "mm/Kconfig.sleb".
 
