@@ -268,7 +268,8 @@ series_commit_all() {
 }
 
 series_cover() {
-	local out=$1 cover=$out/0000-cover-letter.patch table
+	local out=$1 cover table
+	cover=$out/0000-cover-letter.patch
 	table=$(ls -t "$SLEB_CACHE"/bench/*/results.md 2>/dev/null | head -n 1 || true)
 	python3 - "$cover" "$(base_version)" "$table" \
 		"$(plan_number 'mm/sleb: add SLEB')" "$(plan_number 'tools/testing/sleb:')" <<'EOF'
