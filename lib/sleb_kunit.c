@@ -11,9 +11,11 @@
 #include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/random.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include "../mm/sleb.h"
@@ -429,6 +431,201 @@ static void test_remote_free_routing(struct kunit *test)
 	kmem_cache_destroy(s);
 }
 
+/* === Emergency reserves ================================================== */
+
+#define RESERVE_OBJS	64
+
+/*
+ * Objects of a slab from the emergency reserves (pfmemalloc) are for
+ * callers entitled to them: freed, they do not go into the queue, where
+ * the next ordinary allocation would take them; an entitled caller gets
+ * one back from the slab.  The slab is marked by hand, as the page
+ * allocator marks a slab it could only allocate from the reserves.
+ */
+static void test_pfmemalloc_kept(struct kunit *test)
+{
+	struct kmem_cache *s = counted_cache(test, "sleb-kunit-reserve");
+	unsigned int i, queued, n, noreclaim;
+	void *p[RESERVE_OBJS], *q;
+	struct slab *slab;
+
+	KUNIT_ASSERT_EQ(test, sleb_test_tune(s, 16, 8, 0), 0);
+	migrate_disable();
+	p[0] = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p[0]);
+	slab = virt_to_slab(p[0]);
+	n = min_t(unsigned int, slab->objects, RESERVE_OBJS);
+	kmem_cache_shrink(s);
+	/* The slab's other objects come back through the queue's refills. */
+	for (i = 1; i < n; i++) {
+		p[i] = kmem_cache_alloc(s, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+		KUNIT_ASSERT_PTR_EQ(test, virt_to_slab(p[i]), slab);
+	}
+	slab_set_pfmemalloc(slab);
+	/* p[0] stays, so that shrinking does not free the slab. */
+	queued = sleb_test_queue_count(s);
+	for (i = 1; i < n; i++)
+		kmem_cache_free(s, p[i]);
+	KUNIT_EXPECT_EQ(test, sleb_test_queue_count(s), queued);
+	migrate_enable();
+
+	/* Ordinary allocations, queue refills included, do not get them. */
+	kmem_cache_shrink(s);
+	for (i = 1; i < 17; i++) {
+		p[i] = kmem_cache_alloc(s, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+		KUNIT_EXPECT_PTR_NE(test, virt_to_slab(p[i]), slab);
+	}
+	for (i = 1; i < 17; i++)
+		kmem_cache_free(s, p[i]);
+
+	/* An entitled caller with an empty queue gets one from the reserves. */
+	kmem_cache_shrink(s);
+	migrate_disable();
+	noreclaim = memalloc_noreclaim_save();
+	q = kmem_cache_alloc(s, GFP_ATOMIC);
+	memalloc_noreclaim_restore(noreclaim);
+	migrate_enable();
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	KUNIT_EXPECT_PTR_EQ(test, virt_to_slab(q), slab);
+	kmem_cache_free(s, q);
+	kmem_cache_free(s, p[0]);
+	kmem_cache_destroy(s);
+}
+
+/* === NUMA fallback ======================================================= */
+
+/*
+ * Take @nid's free pages down to its watermarks, a block at a time, onto
+ * @hog; no reclaim, no other node.
+ */
+static unsigned long hog_node(int nid, struct list_head *hog, int max_order)
+{
+	gfp_t gfp = GFP_NOWAIT | __GFP_THISNODE | __GFP_NOWARN;
+	unsigned long pages = 0;
+	int order;
+
+	for (order = max_order; order >= 0; order--) {
+		struct page *page;
+
+		while ((page = alloc_pages_node(nid, gfp, order))) {
+			set_page_private(page, order);
+			list_add(&page->lru, hog);
+			pages += 1UL << order;
+		}
+	}
+	return pages;
+}
+
+static void free_hog(struct list_head *hog)
+{
+	struct page *page, *next;
+
+	list_for_each_entry_safe(page, next, hog, lru) {
+		list_del(&page->lru);
+		__free_pages(page, page_private(page));
+	}
+}
+
+static unsigned long node_slabs(struct kmem_cache *s)
+{
+	struct sleb_counts c;
+
+	sleb_test_usage(s, &c);
+	return c.slabs;
+}
+
+#define FALLBACK_OBJS	1000
+
+/*
+ * The home node is out of memory: allocations fall back to another node,
+ * and use the objects of the slabs they made there before making more.
+ * A slab per object is what taking one object from each new remote slab
+ * and never looking at that node's partial list again would cost.
+ */
+static void test_fallback_growth(struct kunit *test)
+{
+	struct kmem_cache *s = test_cache(test, "sleb-kunit-fallback");
+	unsigned long before, grown, bound, hogged;
+	void **p;
+	LIST_HEAD(hog);
+	int home, i;
+
+	if (num_node_state(N_NORMAL_MEMORY) < 2) {
+		kmem_cache_destroy(s);
+		kunit_skip(test, "needs a second node with memory");
+	}
+	p = kunit_kcalloc(test, FALLBACK_OBJS, sizeof(void *), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	migrate_disable();
+	home = sleb_test_home_node();
+	kmem_cache_shrink(s);
+	before = node_slabs(s);
+	hogged = hog_node(home, &hog, MAX_ORDER - 1);
+	for (i = 0; i < FALLBACK_OBJS; i++) {
+		/* What kswapd or a free elsewhere gave back meanwhile goes too. */
+		hogged += hog_node(home, &hog, 0);
+		p[i] = kmem_cache_alloc(s, GFP_KERNEL | __GFP_NOWARN);
+		if (!p[i])
+			break;
+	}
+	grown = node_slabs(s) - before;
+	free_hog(&hog);
+	migrate_enable();
+	kunit_info(test, "node %d full (%lu pages taken): %lu slabs for %d objects, first on node %d, last on node %d\n",
+		   home, hogged, grown, i, i ? page_to_nid(virt_to_page(p[0])) : -1,
+		   i ? page_to_nid(virt_to_page(p[i - 1])) : -1);
+	KUNIT_EXPECT_EQ(test, i, FALLBACK_OBJS);
+	/* Whole slabs, and one more per node the batches were taken from. */
+	bound = DIV_ROUND_UP(i, s->oo.objects) + num_node_state(N_NORMAL_MEMORY) + 1;
+	KUNIT_EXPECT_LE_MSG(test, grown, bound, "%lu slabs for %d objects of %u per slab",
+			    grown, i, s->oo.objects);
+	while (i--)
+		kmem_cache_free(s, p[i]);
+	kmem_cache_destroy(s);
+}
+
+/*
+ * A node with memory that is no CPU's home still has its shared array
+ * reaped: objects freed there from other nodes do not stay for ever.
+ */
+static void test_orphan_node_reaped(struct kunit *test)
+{
+	struct kmem_cache *s = counted_cache(test, "sleb-kunit-orphan");
+	int orphan = NUMA_NO_NODE, nid, i;
+	struct sleb_counts c;
+	unsigned int cpu;
+	void *p[30];
+
+	for_each_node_state(nid, N_NORMAL_MEMORY) {
+		bool home = false;
+
+		for_each_online_cpu(cpu)
+			home |= sleb_test_cpu_home_node(cpu) == nid;
+		if (!home)
+			orphan = nid;
+	}
+	if (orphan == NUMA_NO_NODE) {
+		kmem_cache_destroy(s);
+		kunit_skip(test, "needs a node with memory that is no CPU's home");
+	}
+	KUNIT_ASSERT_EQ(test, sleb_test_tune(s, 16, 8, ARRAY_SIZE(p)), 0);
+	for (i = 0; i < ARRAY_SIZE(p); i++) {
+		p[i] = kmem_cache_alloc_node(s, GFP_KERNEL, orphan);
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+	}
+	for (i = 0; i < ARRAY_SIZE(p); i++)
+		kmem_cache_free(s, p[i]);
+	KUNIT_ASSERT_EQ(test, sleb_test_node_usage(s, orphan, &c), 0);
+	KUNIT_EXPECT_EQ(test, c.shared, (unsigned long)ARRAY_SIZE(p));
+	/* One pass sees it touched, the next ones give back a fifth each. */
+	msleep(4 * 2000 + 1000);
+	KUNIT_ASSERT_EQ(test, sleb_test_node_usage(s, orphan, &c), 0);
+	KUNIT_EXPECT_LT(test, c.shared, (unsigned long)ARRAY_SIZE(p));
+	kmem_cache_destroy(s);
+}
+
 /* === CPU hotplug ========================================================= */
 
 struct fill_queue {
@@ -671,6 +868,177 @@ static void test_reap(struct kunit *test)
 	kmem_cache_destroy(s);
 }
 
+/* === Re-entry and names ================================================== */
+
+/* A constructor makes the second cache of test_merged_name_reused() unmergeable. */
+static void reuse_ctor(void *object)
+{
+	memset(object, 0x5a, 64);
+}
+
+/*
+ * A mergeable cache is an alias with a sysfs link of its name; once it is
+ * destroyed, a cache of the same name that cannot merge must still get
+ * its directory and work (the stale link used to make the registration
+ * fail and free the new cache under its creator).
+ */
+static void test_merged_name_reused(struct kunit *test)
+{
+	static const char name[] = "sleb-kunit-reuse";
+	struct kmem_cache *s;
+	u8 *p;
+
+	s = kmem_cache_create(name, 64, 0, 0, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	if (!strcmp(s->name, name)) {
+		kmem_cache_destroy(s);
+		kunit_skip(test, "the cache did not merge");
+	}
+	kmem_cache_destroy(s);
+
+	s = kmem_cache_create(name, 64, 0, 0, reuse_ctor);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_EXPECT_STREQ(test, s->name, name);
+#ifdef CONFIG_SYSFS
+	KUNIT_EXPECT_TRUE_MSG(test, s->kobj.state_in_sysfs, "no /sys/kernel/slab/%s", name);
+#endif
+	p = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, p[0], 0x5a);
+	kmem_cache_free(s, p);
+	kmem_cache_destroy(s);
+}
+
+#ifdef CONFIG_MEMCG_KMEM
+#define REENTRY_OBJS	256
+
+/*
+ * A kmalloc cache whose slabs get their objcg vectors (a pointer per
+ * object) from the cache itself: releasing one of its slabs frees into it.
+ */
+static struct kmem_cache *self_vector_cache(void)
+{
+	unsigned int i;
+
+	/* Indices 1 and 2 are kmalloc-96 and kmalloc-192. */
+	for (i = 1; i <= KMALLOC_SHIFT_HIGH; i++) {
+		struct kmem_cache *s = kmalloc_caches[KMALLOC_NORMAL][i];
+		size_t vec = s ? s->oo.objects * sizeof(void *) : 0;
+
+		if (s && vec <= KMALLOC_MAX_CACHE_SIZE && kmalloc_slab(vec, GFP_KERNEL) == s)
+			return s;
+	}
+	return NULL;
+}
+
+/* How many of @p[0..@nr) lie in @slab. */
+static unsigned int objects_in(void **p, unsigned int nr, struct slab *slab)
+{
+	unsigned int i, in = 0;
+
+	for (i = 0; i < nr; i++)
+		in += p[i] && virt_to_slab(p[i]) == slab;
+	return in;
+}
+
+/*
+ * Keep the objects of one slab all of which are in @p, and one object of
+ * another slab in *@extra; free the rest.  Returns the slab or NULL.
+ */
+static struct slab *keep_one_slab(struct kmem_cache *s, void **p, void **keep,
+				  void **extra)
+{
+	struct slab *slab = NULL;
+	unsigned int i, kept = 0;
+
+	for (i = 0; i < REENTRY_OBJS && !slab; i++)
+		if (!is_kfence_address(p[i]) &&
+		    objects_in(p, REENTRY_OBJS, virt_to_slab(p[i])) == virt_to_slab(p[i])->objects)
+			slab = virt_to_slab(p[i]);
+	*extra = NULL;
+	for (i = 0; i < REENTRY_OBJS; i++) {
+		if (slab && virt_to_slab(p[i]) == slab)
+			keep[kept++] = p[i];
+		else if (slab && !*extra && !is_kfence_address(p[i]))
+			*extra = p[i];
+		else
+			kfree(p[i]);
+	}
+	return slab;
+}
+
+/*
+ * Releasing a slab frees its objcg vector with kfree().  When the vector
+ * lives in the cache whose queue is being drained, that free comes back
+ * into the same queue: it must find the drain finished, not a full queue
+ * under its own lock (recursive locking; the same batch drained twice).
+ * The case drains exactly one slab's objects from a queue of that size,
+ * with min_partial 0 so that the empty slab is released by the drain.
+ */
+static void test_release_reenters(struct kunit *test)
+{
+	struct kmem_cache *s = self_vector_cache();
+	unsigned int queue, batch, shared, n, i, queued;
+	void **p, **keep, *extra;
+	unsigned long min_partial;
+	bool tainted, ran = false;
+	struct slab *slab;
+
+	if (IS_ENABLED(CONFIG_KASAN))
+		kunit_skip(test, "KASAN's quarantine holds freed objects back");
+	if (!s)
+		kunit_skip(test, "no kmalloc cache holds its own objcg vectors");
+	p = kunit_kcalloc(test, REENTRY_OBJS, sizeof(void *), GFP_KERNEL);
+	keep = kunit_kcalloc(test, REENTRY_OBJS, sizeof(void *), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_NOT_NULL(test, keep);
+	for (i = 0; i < REENTRY_OBJS; i++) {
+		p[i] = kmem_cache_alloc(s, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+	}
+	slab = keep_one_slab(s, p, keep, &extra);
+	if (!slab || !extra)
+		kunit_skip(test, "no slab of %s is all ours", s->name);
+	n = slab->objects;
+	KUNIT_ASSERT_PTR_EQ(test, kmalloc_slab(n * sizeof(void *), GFP_KERNEL), s);
+	/* What creating the first memory cgroup does. */
+	static_branch_enable(&memcg_kmem_enabled_key);
+	KUNIT_ASSERT_EQ(test, memcg_alloc_slab_cgroups(slab, s, GFP_KERNEL, false), 0);
+
+	queue = s->cpu_queue_size;
+	batch = s->cpu_batch_size;
+	shared = s->shared_queue_size;
+	min_partial = s->min_partial;
+	KUNIT_ASSERT_EQ(test, sleb_test_tune(s, n, n, 0), 0);
+	WRITE_ONCE(s->min_partial, 0);
+	tainted = test_taint(TAINT_BAD_PAGE);
+
+	preempt_disable();
+	queued = sleb_test_queue_count(s);
+	if (!queued) {
+		/* n frees fill the queue; the next drains the slab's objects. */
+		for (i = 0; i < n; i++)
+			kfree(keep[i]);
+		kfree(extra);
+		queued = sleb_test_queue_count(s);
+		ran = true;
+	}
+	preempt_enable();
+
+	WRITE_ONCE(s->min_partial, min_partial);
+	KUNIT_EXPECT_EQ(test, sleb_test_tune(s, queue, batch, shared), 0);
+	if (!ran) {
+		for (i = 0; i < n; i++)
+			kfree(keep[i]);
+		kfree(extra);
+		kunit_skip(test, "%s was used on this CPU meanwhile", s->name);
+	}
+	/* The last object freed, then the vector of the released slab. */
+	KUNIT_EXPECT_EQ(test, queued, 2U);
+	KUNIT_EXPECT_EQ(test, test_taint(TAINT_BAD_PAGE), tainted);
+}
+#endif /* CONFIG_MEMCG_KMEM */
+
 static struct kunit_case sleb_test_cases[] = {
 	KUNIT_CASE(test_layout_fits),
 	KUNIT_CASE(test_layout_maximal),
@@ -685,10 +1053,17 @@ static struct kunit_case sleb_test_cases[] = {
 	KUNIT_CASE(test_shrink),
 	KUNIT_CASE(test_alloc_node),
 	KUNIT_CASE(test_remote_free_routing),
+	KUNIT_CASE(test_pfmemalloc_kept),
+	KUNIT_CASE(test_fallback_growth),
+	KUNIT_CASE(test_orphan_node_reaped),
 	KUNIT_CASE(test_dead_cpu_flushed),
 	KUNIT_CASE(test_node_memory_lost),
 	KUNIT_CASE(test_resize_under_load),
 	KUNIT_CASE(test_reap),
+	KUNIT_CASE(test_merged_name_reused),
+#ifdef CONFIG_MEMCG_KMEM
+	KUNIT_CASE(test_release_reenters),
+#endif
 	{}
 };
 
@@ -911,7 +1286,50 @@ static void test_debug_bad_pointers(struct kunit *test)
 	kmem_cache_destroy(s);
 }
 
+/*
+ * A cache without consistency checks still writes an object's metadata on
+ * free: the pointer must be known to be its object first.
+ */
+static void test_debug_free_non_slab(struct kunit *test)
+{
+	struct kmem_cache *s = create_test_cache(test, "TestSleb_nonslab", SLAB_POISON);
+	struct page *page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	kmem_cache_free(s, page_address(page));
+	KUNIT_EXPECT_EQ(test, slab_errors, 1);
+	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(page_address(page), 0, PAGE_SIZE), NULL);
+	__free_page(page);
+	kmem_cache_destroy(s);
+}
+
 #if IS_BUILTIN(CONFIG_SLEB_KUNIT_TEST) && defined(CONFIG_PRINTK) && defined(CONFIG_STACKDEPOT)
+static noinline void *tracked_bulk(struct kmem_cache *s)
+{
+	void *p = NULL;
+
+	if (!kmem_cache_alloc_bulk(s, GFP_KERNEL, 1, &p))
+		return NULL;
+	OPTIMIZER_HIDE_VAR(p);
+	return p;
+}
+
+/* An object of a bulk allocation records the bulk allocation's caller. */
+static void test_debug_bulk_tracking(struct kunit *test)
+{
+	struct kmem_cache *s = create_test_cache(test, "TestSleb_bulk_track", SLAB_STORE_USER);
+	struct kmem_obj_info info = {};
+	void *p = tracked_bulk(s);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	__kmem_obj_info(&info, p, virt_to_slab(p));
+	KUNIT_EXPECT_TRUE_MSG(test, (unsigned long)info.kp_ret >= (unsigned long)tracked_bulk &&
+			      (unsigned long)info.kp_ret < (unsigned long)tracked_bulk + 256,
+			      "allocated by %pS", info.kp_ret);
+	kmem_cache_free(s, p);
+	kmem_cache_destroy(s);
+}
+
 static noinline void *tracked_alloc(struct kmem_cache *s)
 {
 	void *p = kmem_cache_alloc(s, GFP_KERNEL);
@@ -964,7 +1382,9 @@ static struct kunit_case sleb_debug_test_cases[] = {
 	KUNIT_CASE(test_debug_bitmap),
 	KUNIT_CASE(test_debug_double_free),
 	KUNIT_CASE(test_debug_bad_pointers),
+	KUNIT_CASE(test_debug_free_non_slab),
 #if IS_BUILTIN(CONFIG_SLEB_KUNIT_TEST) && defined(CONFIG_PRINTK) && defined(CONFIG_STACKDEPOT)
+	KUNIT_CASE(test_debug_bulk_tracking),
 	KUNIT_CASE(test_debug_tracking),
 #endif
 	KUNIT_CASE(test_debug_validate_kmalloc),

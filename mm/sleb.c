@@ -28,14 +28,21 @@
  *   1. cpu_hotplug_lock (read side: resizing and flushing queues)
  *   2. mem_hotplug_lock (held around the memory hotplug notifier)
  *   3. slab_mutex (global, mm/slab_common.c)
- *   4. sleb_cpu->lock (local_lock, interrupts disabled)
- *   5. kmem_cache_node->shared_lock
- *   6. kmem_cache_node->list_lock
+ *   4. sleb_flush_mutex (the per-cpu flush work items)
+ *   5. sleb_cpu->lock (local_lock, interrupts disabled)
+ *   6. kmem_cache_node->shared_lock
+ *   7. kmem_cache_node->list_lock
  *
  * cpu_hotplug_lock and slab_mutex serialise the changes of the queues
  * themselves: resizing (sysfs, /proc/slabinfo), flushing a dead CPU's
  * queue, creating and destroying caches.  They also keep the queues alive
- * while sysfs and /proc/slabinfo count the objects in them.
+ * while sysfs and /proc/slabinfo count the objects in them.  Old queues
+ * and shared arrays are freed after an RCU grace period, so that a look
+ * at their count with interrupts or preemption disabled is safe.
+ *
+ * sleb_flush_mutex protects the per-cpu work items that empty queues on
+ * their own CPUs (kmem_cache_shrink(), destroy, the shrinker, a change
+ * of home node).  The work items take locks 5 to 7, never 1 to 4.
  *
  * The reaper and the shrinker walk the caches under slab_mutex, which they
  * only try to take (the shrinker also cpu_hotplug_lock): reclaim can run
@@ -57,7 +64,15 @@
  * its counters, and the free bitmaps of all the node's slabs.  Moving a
  * batch takes it once per node and walks runs of objects of a slab.
  *
- * Locks 5 and 6 are always taken with interrupts disabled.
+ * Locks 6 and 7 are always taken with interrupts disabled.
+ *
+ * No slab is given back to the page allocator under locks 5 to 7:
+ * releasing a slab frees its objcg vector with kfree(), which may land in
+ * the very queue or shared array being drained.  The paths that empty
+ * slabs collect them on a list and release them once every lock is
+ * dropped (sleb_discard_list()).  SLEB's own flushes run in work items,
+ * not in IPIs, so that the pages they free are credited to reclaim in
+ * process context rather than to an interrupted task.
  */
 
 #include <linux/bitmap.h>
@@ -65,6 +80,7 @@
 #include <linux/cpuset.h>
 #include <linux/debugobjects.h>
 #include <linux/kasan.h>
+#include <linux/kernfs.h>
 #include <linux/kfence.h>
 #include <linux/kmemleak.h>
 #include <linux/kmsan.h>
@@ -265,8 +281,10 @@ static void sleb_release_rcu(struct rcu_head *h)
 }
 
 /* Give a slab, no longer on any list, back to the page allocator. */
-static void sleb_discard_slab(struct kmem_cache *s, struct slab *slab)
+static void sleb_discard_slab(struct slab *slab)
 {
+	struct kmem_cache *s = slab->slab_cache;
+
 	stat(s, SLAB_FREE);
 	if (unlikely(s->flags & SLAB_TYPESAFE_BY_RCU))
 		call_rcu(&slab->rcu_head, sleb_release_rcu);
@@ -274,12 +292,16 @@ static void sleb_discard_slab(struct kmem_cache *s, struct slab *slab)
 		sleb_release_pages(s, slab);
 }
 
-static void sleb_discard_list(struct kmem_cache *s, struct list_head *discard)
+/*
+ * Release the slabs collected on @discard, of any cache.  No SLEB lock may
+ * be held: the release can free into any cache, this one included.
+ */
+static void sleb_discard_list(struct list_head *discard)
 {
 	struct slab *slab, *next;
 
 	list_for_each_entry_safe(slab, next, discard, slab_list)
-		sleb_discard_slab(s, slab);
+		sleb_discard_slab(slab);
 }
 
 /* === Node lists ========================================================== */
@@ -388,19 +410,45 @@ static inline unsigned int slab_take_random(struct kmem_cache *s, struct kmem_ca
 }
 #endif
 
-/* Take up to @max objects from the partial slabs of a node. */
+/*
+ * Take up to @max objects from the partial slabs of a node, for a queue or
+ * a shared array: not from slabs of the emergency reserves.
+ */
 static unsigned int node_take(struct kmem_cache *s, struct kmem_cache_node *n,
 			      void **dst, unsigned int max)
 {
+	struct slab *slab, *next;
 	unsigned int got = 0;
-	struct slab *slab;
 
 	lockdep_assert_held(&n->list_lock);
-	while (got < max && !list_empty(&n->partial)) {
-		slab = list_first_entry(&n->partial, struct slab, slab_list);
+	list_for_each_entry_safe(slab, next, &n->partial, slab_list) {
+		if (got == max)
+			break;
+		if (unlikely(slab_test_pfmemalloc(slab)))
+			continue;
 		got += slab_take(s, n, slab, dst + got, max - got);
 	}
 	return got;
+}
+
+/*
+ * One object of a slab of the emergency reserves (pfmemalloc), for a
+ * caller entitled to them (as SLUB's pfmemalloc_match()): such objects
+ * never enter a queue or shared array, where anyone could get them.
+ */
+static void *node_take_reserve(struct kmem_cache *s, int node)
+{
+	struct kmem_cache_node *n = get_node(s, node);
+	void *object = NULL;
+	struct slab *slab;
+
+	spin_lock(&n->list_lock);
+	list_for_each_entry(slab, &n->partial, slab_list) {
+		if (slab_test_pfmemalloc(slab) && slab_take(s, n, slab, &object, 1))
+			break;
+	}
+	spin_unlock(&n->list_lock);
+	return object;
 }
 
 static void sleb_report_bad_free(struct kmem_cache *s, void *x, const char *what)
@@ -495,11 +543,13 @@ static unsigned int node_put(struct kmem_cache *s, struct kmem_cache_node *n,
 /*
  * Return objects to their slabs.  The objects may belong to any slab of any
  * node; consecutive objects of one node are handled under one acquisition
- * of its list_lock.  Interrupts must be disabled.
+ * of its list_lock.  Slabs that become free are added to @discard, for the
+ * caller to release once it has dropped its locks.  Interrupts must be
+ * disabled.
  */
-static void sleb_free_to_slabs(struct kmem_cache *s, void * const *objs, unsigned int nr)
+static void sleb_free_to_slabs(struct kmem_cache *s, void * const *objs, unsigned int nr,
+			       struct list_head *discard)
 {
-	LIST_HEAD(discard);
 	unsigned int i = 0;
 
 	lockdep_assert_irqs_disabled();
@@ -513,10 +563,9 @@ static void sleb_free_to_slabs(struct kmem_cache *s, void * const *objs, unsigne
 		}
 		n = get_node(s, slab_nid(slab));
 		spin_lock(&n->list_lock);
-		i += node_put(s, n, objs + i, nr - i, &discard);
+		i += node_put(s, n, objs + i, nr - i, discard);
 		spin_unlock(&n->list_lock);
 	}
-	sleb_discard_list(s, &discard);
 }
 
 /* === Shared arrays ======================================================= */
@@ -538,12 +587,18 @@ static unsigned int shared_put(struct kmem_cache_node *n, void * const *objs,
 	return moved;
 }
 
-/* Take up to @max objects from the shared array of node @n. */
+/*
+ * Take up to @max objects from the shared array of node @n.  Interrupts are
+ * disabled: the array looked at before taking the lock cannot be freed
+ * meanwhile (resize_shared() frees old arrays after a grace period).
+ */
 static unsigned int shared_get(struct kmem_cache_node *n, void **dst, unsigned int max)
 {
+	struct sleb_array *a = READ_ONCE(n->shared);
 	unsigned int got = 0;
 
-	if (!READ_ONCE(n->shared) || !READ_ONCE(n->shared->count))
+	lockdep_assert_irqs_disabled();
+	if (!a || !READ_ONCE(a->count))
 		return 0;
 	spin_lock(&n->shared_lock);
 	if (n->shared) {
@@ -558,13 +613,15 @@ static unsigned int shared_get(struct kmem_cache_node *n, void **dst, unsigned i
 static void shared_flush(struct kmem_cache *s, struct kmem_cache_node *n)
 {
 	unsigned long flags;
+	LIST_HEAD(discard);
 
 	spin_lock_irqsave(&n->shared_lock, flags);
 	if (n->shared && n->shared->count) {
-		sleb_free_to_slabs(s, n->shared->objects, n->shared->count);
+		sleb_free_to_slabs(s, n->shared->objects, n->shared->count, &discard);
 		n->shared->count = 0;
 	}
 	spin_unlock_irqrestore(&n->shared_lock, flags);
+	sleb_discard_list(&discard);
 }
 
 /* === Per-cpu queues ====================================================== */
@@ -583,7 +640,8 @@ static inline unsigned int queue_batch(struct kmem_cache *s, struct sleb_array *
  * Make room in a full queue: its oldest batch goes to the node's shared
  * array, the rest of the batch to the slabs.
  */
-static void queue_drain(struct kmem_cache *s, struct sleb_array *q)
+static void queue_drain(struct kmem_cache *s, struct sleb_array *q,
+			struct list_head *discard)
 {
 	unsigned int nr = queue_batch(s, q);
 	unsigned int moved;
@@ -594,18 +652,19 @@ static void queue_drain(struct kmem_cache *s, struct sleb_array *q)
 	if (moved)
 		stat(s, DRAIN_SHARED);
 	if (moved < nr) {
-		sleb_free_to_slabs(s, q->objects + moved, nr - moved);
+		sleb_free_to_slabs(s, q->objects + moved, nr - moved, discard);
 		stat(s, DRAIN_SLABS);
 	}
 	sleb_array_drop_oldest(q, nr);
 }
 
 /* Empty a queue into the slabs. */
-static void queue_flush(struct kmem_cache *s, struct sleb_array *q)
+static void queue_flush(struct kmem_cache *s, struct sleb_array *q,
+			struct list_head *discard)
 {
 	if (!q->count)
 		return;
-	sleb_free_to_slabs(s, q->objects, q->count);
+	sleb_free_to_slabs(s, q->objects, q->count, discard);
 	q->count = 0;
 	stat(s, QUEUE_FLUSH);
 }
@@ -653,6 +712,77 @@ static struct slab *grow_cache(struct kmem_cache *s, gfp_t gfp, int node,
 	node_add_new_slab(n, slab);
 	spin_unlock(&n->list_lock);
 	return slab;
+}
+
+#ifdef CONFIG_NUMA
+/*
+ * No object on @node and no memory there without reclaim: as SLAB's
+ * fallback_alloc() and SLUB's get_any_partial(), one object of another
+ * node that has some, nearest first.
+ */
+static void *alloc_from_other_node(struct kmem_cache *s, gfp_t gfp, int node)
+{
+	struct zonelist *zonelist = node_zonelist(node, gfp);
+	int nid, last = NUMA_NO_NODE;
+	struct zoneref *z;
+	struct zone *zone;
+	void *object;
+
+	for_each_zone_zonelist(zone, z, zonelist, gfp_zone(gfp)) {
+		nid = zone_to_nid(zone);
+		if (nid == node || nid == last)
+			continue;
+		last = nid;
+		if (!node_isset(nid, sleb_nodes) || !get_node(s, nid) ||
+		    !cpuset_zone_allowed(zone, gfp))
+			continue;
+		if (node_get(s, nid, &object, 1))
+			return object;
+	}
+	return NULL;
+}
+
+/* May a request for @node be served from other nodes' objects first? */
+static inline bool may_fall_back(gfp_t gfp)
+{
+	return !(gfp & __GFP_THISNODE) && nodes_weight(sleb_nodes) > 1;
+}
+#else
+static inline void *alloc_from_other_node(struct kmem_cache *s, gfp_t gfp, int node)
+{
+	return NULL;
+}
+
+static inline bool may_fall_back(gfp_t gfp)
+{
+	return false;
+}
+#endif
+
+/*
+ * A new slab for @node when the node has memory to spare.  Short of it,
+ * an object of another node's slabs or shared array goes to the caller
+ * (*@object) before a slab wherever the page allocator finds memory:
+ * growing one slab per object on a fallback node would multiply memory
+ * use by the objects per slab just when memory is short.
+ */
+static struct slab *grow_or_fall_back(struct kmem_cache *s, gfp_t gfp, int node,
+				      unsigned long *irqflags, void **object)
+{
+	gfp_t exact = (gfp | __GFP_THISNODE | __GFP_NOWARN) &
+		      ~(__GFP_RECLAIM | __GFP_NOFAIL);
+	struct slab *slab;
+
+	*object = NULL;
+	if (may_fall_back(gfp)) {
+		slab = grow_cache(s, exact, node, irqflags);
+		if (slab)
+			return slab;
+		*object = alloc_from_other_node(s, gfp, node);
+		if (*object)
+			return NULL;
+	}
+	return grow_cache(s, gfp, node, irqflags);
 }
 
 /* One object straight from @slab, which is on its node's lists. */
@@ -710,12 +840,19 @@ static void *queue_refill(struct kmem_cache *s, gfp_t gfp, unsigned long *irqfla
 				break;
 			}
 		}
-		slab = grow_cache(s, gfp, node, irqflags);
+		if (unlikely(gfp_pfmemalloc_allowed(gfp))) {
+			object = node_take_reserve(s, node);
+			if (object)
+				return object;
+		}
+		slab = grow_or_fall_back(s, gfp, node, irqflags, &object);
+		if (object)
+			return object;
 		if (!slab)
 			return NULL;
 		stat(s, REFILL_NEW_SLAB);
-		if (slab_nid(slab) != home_node()) {
-			/* Fallback memory of another node: not for the queue. */
+		if (slab_nid(slab) != home_node() || slab_test_pfmemalloc(slab)) {
+			/* Another node's memory, or the reserves': not for the queue. */
 			object = take_one_from(s, slab);
 			if (object)
 				return object;
@@ -737,7 +874,14 @@ static void *alloc_for_node(struct kmem_cache *s, gfp_t gfp, int node,
 
 	stat(s, ALLOC_NODE);
 	while (!node_get(s, node, &object, 1)) {
-		slab = grow_cache(s, gfp, node, irqflags);
+		if (unlikely(gfp_pfmemalloc_allowed(gfp))) {
+			object = node_take_reserve(s, node);
+			if (object)
+				break;
+		}
+		slab = grow_or_fall_back(s, gfp, node, irqflags, &object);
+		if (object)
+			break;
 		if (!slab)
 			return NULL;
 		object = take_one_from(s, slab);
@@ -819,11 +963,47 @@ static __always_inline void *queue_alloc(struct kmem_cache *s, gfp_t gfp, int no
 }
 
 /* An object of another node goes back to that node, not into our queue. */
-static void free_remote(struct kmem_cache *s, struct slab *slab, void *x)
+static void free_remote(struct kmem_cache *s, struct slab *slab, void *x,
+			struct list_head *discard)
 {
 	stat(s, FREE_REMOTE);
 	if (!shared_put(get_node(s, slab_nid(slab)), &x, 1))
-		sleb_free_to_slabs(s, &x, 1);
+		sleb_free_to_slabs(s, &x, 1, discard);
+}
+
+/* Whether a freed object may go into a queue: ours, and not a reserve one. */
+static __always_inline bool queueable(struct slab *slab)
+{
+	return slab_nid(slab) == home_node() && !slab_test_pfmemalloc(slab);
+}
+
+/*
+ * The free that cannot simply push onto the queue: an object of the
+ * emergency reserves or of another node, a full queue, or the boot queue.
+ * Called with the cpu lock held; drops it, then releases the slabs that
+ * became free.
+ */
+static noinline void queue_free_slow(struct kmem_cache *s, struct slab *slab, void *x,
+				     unsigned long flags)
+	__releases(&s->cpu->lock)
+{
+	struct sleb_array *q = cpu_queue(s);
+	LIST_HEAD(discard);
+
+	if (unlikely(slab_test_pfmemalloc(slab))) {
+		sleb_free_to_slabs(s, &x, 1, &discard);
+	} else if (slab_nid(slab) != home_node()) {
+		free_remote(s, slab, x, &discard);
+	} else if (!q->size) {
+		stat(s, FREE_SLOWPATH);
+		sleb_free_to_slabs(s, &x, 1, &discard);
+	} else {
+		stat(s, FREE_SLOWPATH);
+		queue_drain(s, q, &discard);
+		q->objects[q->count++] = x;
+	}
+	local_unlock_irqrestore(&s->cpu->lock, flags);
+	sleb_discard_list(&discard);
 }
 
 static __always_inline void queue_free(struct kmem_cache *s, struct slab *slab, void *x)
@@ -832,23 +1012,13 @@ static __always_inline void queue_free(struct kmem_cache *s, struct slab *slab, 
 	unsigned long flags;
 
 	local_lock_irqsave(&s->cpu->lock, flags);
-	if (unlikely(slab_nid(slab) != home_node())) {
-		free_remote(s, slab, x);
-		goto out;
-	}
 	q = cpu_queue(s);
-	if (unlikely(q->count >= q->size)) {
-		stat(s, FREE_SLOWPATH);
-		if (unlikely(!q->size)) {
-			sleb_free_to_slabs(s, &x, 1);
-			goto out;
-		}
-		queue_drain(s, q);
-	} else {
-		stat(s, FREE_FASTPATH);
+	if (unlikely(!queueable(slab) || q->count >= q->size)) {
+		queue_free_slow(s, slab, x, flags);
+		return;
 	}
+	stat(s, FREE_FASTPATH);
 	q->objects[q->count++] = x;
-out:
 	local_unlock_irqrestore(&s->cpu->lock, flags);
 }
 
@@ -1046,7 +1216,8 @@ void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
 EXPORT_SYMBOL(kmem_cache_free_bulk);
 
 /* One object at a time, each placed by the task's policy or cpuset. */
-static size_t spread_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p)
+static size_t spread_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p,
+				unsigned long caller)
 {
 	size_t i;
 
@@ -1055,19 +1226,20 @@ static size_t spread_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, vo
 		if (!p[i])
 			break;
 		if (sleb_debug_cache(s))
-			sleb_debug_alloc(s, p[i], _RET_IP_);
+			sleb_debug_alloc(s, p[i], caller);
 	}
 	return i;
 }
 
 /* Fill @p from the queue, refilling it as often as needed. */
-static size_t queue_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p)
+static size_t queue_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p,
+			       unsigned long caller)
 {
 	unsigned long flags;
 	size_t i = 0;
 
 	if (task_spreads())
-		return spread_alloc_bulk(s, gfp, size, p);
+		return spread_alloc_bulk(s, gfp, size, p, caller);
 	local_lock_irqsave(&s->cpu->lock, flags);
 	while (i < size) {
 		struct sleb_array *q = cpu_queue(s);
@@ -1079,7 +1251,7 @@ static size_t queue_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, voi
 			got = sleb_array_take_newest(q, p + i, min_t(size_t, size - i, UINT_MAX));
 			if (sleb_debug_cache(s))
 				for (j = 0; j < got; j++)
-					sleb_debug_alloc(s, p[i + j], _RET_IP_);
+					sleb_debug_alloc(s, p[i + j], caller);
 			i += got;
 			continue;
 		}
@@ -1087,7 +1259,7 @@ static size_t queue_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, voi
 		if (!object)
 			break;
 		if (sleb_debug_cache(s))
-			sleb_debug_alloc(s, object, _RET_IP_);
+			sleb_debug_alloc(s, object, caller);
 		p[i++] = object;
 	}
 	local_unlock_irqrestore(&s->cpu->lock, flags);
@@ -1107,9 +1279,11 @@ int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p
 		if (!p[i])
 			break;
 	}
-	i += queue_alloc_bulk(s, gfp, size - i, p + i);
+	i += queue_alloc_bulk(s, gfp, size - i, p + i, _RET_IP_);
 	if (unlikely(i < size)) {
-		slab_post_alloc_hook(s, objcg, gfp, i, p, false);
+		/* The hook uncharges the memcg for the slots left NULL. */
+		memset(p + i, 0, (size - i) * sizeof(*p));
+		slab_post_alloc_hook(s, objcg, gfp, size, p, false);
 		kmem_cache_free_bulk(s, i, p);
 		return 0;
 	}
@@ -1145,6 +1319,39 @@ static void sleb_array_free(struct sleb_array *a)
 		kfree(a);
 }
 
+/*
+ * Free an array that was in use: someone may still look at its count with
+ * interrupts disabled (shared_get(), cpu_queue_busy()).  May sleep.
+ */
+static void sleb_array_retire(struct sleb_array *a)
+{
+	if (a && a != &sleb_boot_queue)
+		kvfree_rcu(a);
+}
+
+/* Objects given back per interrupt-disabled section when emptying an old array. */
+#define SLEB_FLUSH_CHUNK	256
+
+/*
+ * Empty an array nobody else sees any more into the slabs, a chunk at a
+ * time with interrupts enabled in between.  Process context, no lock held.
+ */
+static void flush_detached(struct kmem_cache *s, struct sleb_array *a)
+{
+	while (a->count) {
+		unsigned int nr = min_t(unsigned int, a->count, SLEB_FLUSH_CHUNK);
+		unsigned long flags;
+		LIST_HEAD(discard);
+
+		local_irq_save(flags);
+		sleb_free_to_slabs(s, a->objects + a->count - nr, nr, &discard);
+		local_irq_restore(flags);
+		a->count -= nr;
+		sleb_discard_list(&discard);
+		cond_resched();
+	}
+}
+
 struct queue_swap {
 	struct kmem_cache *s;
 	struct sleb_array **queues;	/* in: new queue per CPU; out: old one */
@@ -1174,13 +1381,13 @@ static void swap_queue_ipi(void *arg)
  * their own CPUs, so nothing is in flight on them afterwards; their objects
  * go back to the slabs and the old arrays are freed.  A cache that nobody
  * can use yet (@unused: being created, or early boot with one CPU and
- * interrupts off) gets its queues directly.
+ * interrupts off) gets its queues directly; its old queues are the empty
+ * boot queue.
  */
 static int resize_cpu_queues(struct kmem_cache *s, unsigned int size, gfp_t gfp,
 			     bool unused)
 {
 	struct queue_swap qs = { .s = s };
-	unsigned long flags;
 	int cpu;
 
 	qs.queues = kcalloc(nr_cpu_ids, sizeof(*qs.queues), gfp);
@@ -1195,20 +1402,19 @@ static int resize_cpu_queues(struct kmem_cache *s, unsigned int size, gfp_t gfp,
 	if (unused) {
 		for_each_possible_cpu(cpu)
 			swap_queue(s, cpu, &qs.queues[cpu]);
+		for_each_possible_cpu(cpu)
+			sleb_array_free(qs.queues[cpu]);
 	} else {
 		on_each_cpu(swap_queue_ipi, &qs, 1);
 		for_each_possible_cpu(cpu)
 			if (!cpu_online(cpu))
 				swap_queue(s, cpu, &qs.queues[cpu]);
+		for_each_possible_cpu(cpu) {
+			flush_detached(s, qs.queues[cpu]);
+			sleb_array_retire(qs.queues[cpu]);
+		}
 	}
-
-	local_irq_save(flags);
-	for_each_possible_cpu(cpu)
-		queue_flush(s, qs.queues[cpu]);
-	local_irq_restore(flags);
 	stat(s, QUEUE_RESIZE);
-	for_each_possible_cpu(cpu)
-		sleb_array_free(qs.queues[cpu]);
 	kfree(qs.queues);
 	return 0;
 
@@ -1220,7 +1426,11 @@ nomem:
 	return -ENOMEM;
 }
 
-/* Give each node a shared array of @size objects (0: none). */
+/*
+ * Give each node a shared array of @size objects (0: none).  What does not
+ * fit into the new array goes back to the slabs once the old one is out of
+ * reach.  Process context, or a cache nobody uses yet (no old arrays).
+ */
 static int resize_shared(struct kmem_cache *s, unsigned int size, gfp_t gfp)
 {
 	struct kmem_cache_node *n;
@@ -1237,15 +1447,14 @@ static int resize_shared(struct kmem_cache *s, unsigned int size, gfp_t gfp)
 		}
 		spin_lock_irqsave(&n->shared_lock, flags);
 		old = n->shared;
-		if (old) {
-			unsigned int kept = new ? sleb_array_add(new, old->objects, old->count) : 0;
-
-			if (old->count > kept)
-				sleb_free_to_slabs(s, old->objects + kept, old->count - kept);
-		}
+		if (old && new)
+			sleb_array_drop_oldest(old, sleb_array_add(new, old->objects, old->count));
 		WRITE_ONCE(n->shared, new);
 		spin_unlock_irqrestore(&n->shared_lock, flags);
-		kfree(old);
+		if (old) {
+			flush_detached(s, old);
+			sleb_array_retire(old);
+		}
 	}
 	return 0;
 }
@@ -1301,7 +1510,52 @@ static int sleb_tune(struct kmem_cache *s, unsigned int queue, unsigned int batc
 	return 0;
 }
 
-#if defined(CONFIG_SYSFS) || IS_ENABLED(CONFIG_SLEB_KUNIT_TEST)
+#ifdef CONFIG_SYSFS
+/* Which tunable sleb_set_tunable() changes. */
+enum sleb_tunable {
+	SLEB_TUNE_QUEUE,
+	SLEB_TUNE_BATCH,
+	SLEB_TUNE_SHARED,
+};
+
+/*
+ * Change one tunable of a cache in use, the others as they are when the
+ * locks are held: two writers of different tunables do not undo each
+ * other.  A shorter queue than the batch takes the default batch of its
+ * size.
+ */
+static int sleb_set_tunable(struct kmem_cache *s, enum sleb_tunable which,
+			    unsigned int val)
+{
+	unsigned int queue, batch, shared;
+	int err;
+
+	cpus_read_lock();
+	mutex_lock(&slab_mutex);
+	queue = s->cpu_queue_size;
+	batch = s->cpu_batch_size;
+	shared = s->shared_queue_size;
+	switch (which) {
+	case SLEB_TUNE_QUEUE:
+		queue = val;
+		if (batch > queue)
+			batch = sleb_default_batch(queue);
+		break;
+	case SLEB_TUNE_BATCH:
+		batch = val;
+		break;
+	case SLEB_TUNE_SHARED:
+		shared = val;
+		break;
+	}
+	err = sleb_tune(s, queue, batch, shared, GFP_KERNEL, false);
+	mutex_unlock(&slab_mutex);
+	cpus_read_unlock();
+	return err;
+}
+#endif
+
+#if IS_ENABLED(CONFIG_SLEB_KUNIT_TEST)
 /* sleb_tune() for a cache in use, taking the locks it wants. */
 static int sleb_tune_in_use(struct kmem_cache *s, unsigned int queue,
 			    unsigned int batch, unsigned int shared)
@@ -1327,33 +1581,140 @@ static int sleb_tune_defaults(struct kmem_cache *s, gfp_t gfp, bool unused)
 	return sleb_tune(s, queue, sleb_default_batch(queue), shared, gfp, unused);
 }
 
-static bool queue_not_empty(int cpu, void *info)
-{
-	struct kmem_cache *s = info;
+/* === Flushing queues on their CPUs ======================================= */
 
-	return READ_ONCE(per_cpu_ptr(s->cpu, cpu)->queue->count);
-}
+/*
+ * A queue is only touched on its own CPU.  Emptying the queues of every
+ * CPU is a work item per CPU, in process context, so that the slabs that
+ * become free are released with no lock held and the pages credited to
+ * the task that asked for it.  The workqueue may reclaim: the shrinker
+ * uses it.
+ */
+static struct workqueue_struct *sleb_wq;
 
-static void flush_queue_ipi(void *info)
+/* Serialises the users of sleb_flush_works and sleb_flush_cpus. */
+static DEFINE_MUTEX(sleb_flush_mutex);
+
+/**
+ * struct sleb_flush_work - a flush request for one CPU
+ * @work: runs on that CPU
+ * @s: the cache to flush, or NULL for all (the caller holds slab_mutex)
+ * @home: for sleb_rehome_work(), the CPU's new home node
+ */
+struct sleb_flush_work {
+	struct work_struct work;
+	struct kmem_cache *s;
+	int home;
+};
+
+static DEFINE_PER_CPU(struct sleb_flush_work, sleb_flush_works);
+static struct cpumask sleb_flush_cpus;	/* Protected by sleb_flush_mutex. */
+
+/* Empty this CPU's queue of @s; in process context, not in an IPI. */
+static void flush_this_cpu(struct kmem_cache *s)
 {
-	struct kmem_cache *s = info;
 	unsigned long flags;
+	LIST_HEAD(discard);
 
 	local_lock_irqsave(&s->cpu->lock, flags);
-	queue_flush(s, cpu_queue(s));
+	queue_flush(s, cpu_queue(s), &discard);
 	local_unlock_irqrestore(&s->cpu->lock, flags);
+	sleb_discard_list(&discard);
+}
+
+static void sleb_flush_work(struct work_struct *w)
+{
+	struct sleb_flush_work *fw = container_of(w, struct sleb_flush_work, work);
+	struct kmem_cache *s;
+
+	if (fw->s) {
+		flush_this_cpu(fw->s);
+		return;
+	}
+	list_for_each_entry(s, &slab_caches, list) {
+		flush_this_cpu(s);
+		cond_resched();
+	}
+}
+
+/*
+ * Run @fn for @s on every CPU of sleb_flush_cpus and wait for it.  Before
+ * the workqueue exists only the boot CPU runs: @fn runs here.
+ */
+static void run_on_flush_cpus(work_func_t fn, struct kmem_cache *s, int home)
+{
+	struct sleb_flush_work *fw;
+	int cpu;
+
+	lockdep_assert_cpus_held();
+	lockdep_assert_held(&sleb_flush_mutex);
+	if (unlikely(!READ_ONCE(sleb_wq))) {
+		WARN_ON_ONCE(num_online_cpus() > 1);
+		fw = raw_cpu_ptr(&sleb_flush_works);
+		fw->s = s;
+		fw->home = home;
+		fn(&fw->work);
+		return;
+	}
+	for_each_cpu(cpu, &sleb_flush_cpus) {
+		fw = per_cpu_ptr(&sleb_flush_works, cpu);
+		INIT_WORK(&fw->work, fn);
+		fw->s = s;
+		fw->home = home;
+		queue_work_on(cpu, sleb_wq, &fw->work);
+	}
+	for_each_cpu(cpu, &sleb_flush_cpus)
+		flush_work(&per_cpu_ptr(&sleb_flush_works, cpu)->work);
+}
+
+/*
+ * Whether @cpu's queue of @s holds objects.  Another CPU's queue may be
+ * replaced and freed meanwhile: it is looked at under rcu_read_lock().
+ */
+static bool cpu_queue_busy(struct kmem_cache *s, int cpu)
+{
+	bool busy;
+
+	rcu_read_lock();
+	busy = READ_ONCE(READ_ONCE(per_cpu_ptr(s->cpu, cpu)->queue)->count);
+	rcu_read_unlock();
+	return busy;
+}
+
+/*
+ * Empty the queues of @s on every online CPU, or the queues of every cache
+ * when @s is NULL (the caller holds slab_mutex).
+ */
+static void flush_cpu_queues(struct kmem_cache *s)
+{
+	int cpu;
+
+	lockdep_assert_cpus_held();
+	if (!s)
+		lockdep_assert_held(&slab_mutex);
+	mutex_lock(&sleb_flush_mutex);
+	cpumask_clear(&sleb_flush_cpus);
+	for_each_online_cpu(cpu)
+		if (!s || cpu_queue_busy(s, cpu))
+			cpumask_set_cpu(cpu, &sleb_flush_cpus);
+	run_on_flush_cpus(sleb_flush_work, s, NUMA_NO_NODE);
+	mutex_unlock(&sleb_flush_mutex);
+}
+
+static void flush_shared_arrays(struct kmem_cache *s)
+{
+	struct kmem_cache_node *n;
+	int node;
+
+	for_each_kmem_cache_node(s, node, n)
+		shared_flush(s, n);
 }
 
 /* Empty every queue and shared array of a cache into its slabs. */
 static void flush_all_cpus_locked(struct kmem_cache *s)
 {
-	struct kmem_cache_node *n;
-	int node;
-
-	lockdep_assert_cpus_held();
-	on_each_cpu_cond(queue_not_empty, flush_queue_ipi, s, 1);
-	for_each_kmem_cache_node(s, node, n)
-		shared_flush(s, n);
+	flush_cpu_queues(s);
+	flush_shared_arrays(s);
 }
 
 void sleb_flush_all(struct kmem_cache *s)
@@ -1363,20 +1724,28 @@ void sleb_flush_all(struct kmem_cache *s)
 	cpus_read_unlock();
 }
 
+/* A dead CPU's queues, which nobody uses any more, go back to the slabs. */
 static int sleb_cpu_dead(unsigned int cpu)
 {
 	struct kmem_cache *s;
-	unsigned long flags;
 
 	mutex_lock(&slab_mutex);
-	list_for_each_entry(s, &slab_caches, list) {
-		local_irq_save(flags);
-		queue_flush(s, per_cpu_ptr(s->cpu, cpu)->queue);
-		local_irq_restore(flags);
-	}
+	list_for_each_entry(s, &slab_caches, list)
+		flush_detached(s, per_cpu_ptr(s->cpu, cpu)->queue);
 	mutex_unlock(&slab_mutex);
 	return 0;
 }
+
+static int __init sleb_wq_init(void)
+{
+	struct workqueue_struct *wq = alloc_workqueue("sleb_flushwq", WQ_MEM_RECLAIM, 0);
+
+	if (!wq)
+		panic("SLEB: cannot create the flush workqueue\n");
+	WRITE_ONCE(sleb_wq, wq);
+	return 0;
+}
+early_initcall(sleb_wq_init);
 
 /* === Reaping ============================================================= */
 
@@ -1412,6 +1781,7 @@ static unsigned int reap_cpu_queue(struct kmem_cache *s)
 	struct sleb_array *q;
 	unsigned long flags;
 	unsigned int nr = 0;
+	LIST_HEAD(discard);
 
 	local_lock_irqsave(&s->cpu->lock, flags);
 	c = this_cpu_ptr(s->cpu);
@@ -1420,11 +1790,12 @@ static unsigned int reap_cpu_queue(struct kmem_cache *s)
 		c->touched = false;
 	} else if (q->count) {
 		nr = reap_share(q);
-		sleb_free_to_slabs(s, q->objects, nr);
+		sleb_free_to_slabs(s, q->objects, nr, &discard);
 		sleb_array_drop_oldest(q, nr);
 		stat(s, QUEUE_REAP);
 	}
 	local_unlock_irqrestore(&s->cpu->lock, flags);
+	sleb_discard_list(&discard);
 	return nr;
 }
 
@@ -1438,6 +1809,7 @@ static unsigned int reap_shared(struct kmem_cache *s, struct kmem_cache_node *n,
 	struct sleb_array *a;
 	unsigned long flags;
 	unsigned int nr = 0;
+	LIST_HEAD(discard);
 
 	if (!READ_ONCE(n->shared) ||
 	    (!force && time_before(jiffies, READ_ONCE(n->next_reap))))
@@ -1450,11 +1822,12 @@ static unsigned int reap_shared(struct kmem_cache *s, struct kmem_cache_node *n,
 		n->shared_touched = false;
 	} else if (a && a->count) {
 		nr = reap_share(a);
-		sleb_free_to_slabs(s, a->objects, nr);
+		sleb_free_to_slabs(s, a->objects, nr, &discard);
 		sleb_array_drop_oldest(a, nr);
 		stat(s, QUEUE_REAP);
 	}
 	spin_unlock_irqrestore(&n->shared_lock, flags);
+	sleb_discard_list(&discard);
 	return nr;
 }
 
@@ -1469,20 +1842,43 @@ static void sleb_reap_queue_next(struct delayed_work *work)
 	queue_delayed_work_on(smp_processor_id(), system_wq, work, delay);
 }
 
+/*
+ * The nodes whose shared arrays this CPU reaps: its home node, and on the
+ * first online CPU the nodes with memory that are no online CPU's home
+ * (a node with memory but no CPU gets objects freed remotely).
+ */
+static void reap_nodes(nodemask_t *nodes)
+{
+	int cpu;
+
+	nodes_clear(*nodes);
+	if (smp_processor_id() == cpumask_first(cpu_online_mask)) {
+		*nodes = sleb_nodes;
+		for_each_online_cpu(cpu)
+			node_clear(per_cpu(sleb_home_node, cpu), *nodes);
+	}
+	node_set(home_node(), *nodes);
+}
+
 /* The per-cpu reap pass; runs bound to its CPU. */
 static void sleb_reap(struct work_struct *w)
 {
 	struct kmem_cache_node *n;
 	struct kmem_cache *s;
+	nodemask_t nodes;
+	int nid;
 
 	/* Caches are being created or destroyed: try again next time. */
 	if (!mutex_trylock(&slab_mutex))
 		goto out;
+	reap_nodes(&nodes);
 	list_for_each_entry(s, &slab_caches, list) {
 		reap_cpu_queue(s);
-		n = get_node(s, home_node());
-		if (n)
-			reap_shared(s, n, false);
+		for_each_node_mask(nid, nodes) {
+			n = get_node(s, nid);
+			if (n)
+				reap_shared(s, n, false);
+		}
 		cond_resched();
 	}
 	mutex_unlock(&slab_mutex);
@@ -1580,8 +1976,9 @@ static unsigned long sleb_shrink_scan(struct shrinker *shrink,
 	}
 	nr = count_queued_locked();
 	if (nr) {
+		flush_cpu_queues(NULL);
 		list_for_each_entry(s, &slab_caches, list)
-			flush_all_cpus_locked(s);
+			flush_shared_arrays(s);
 	}
 	mutex_unlock(&slab_mutex);
 	cpus_read_unlock();
@@ -1626,7 +2023,7 @@ static void node_shrink(struct kmem_cache *s, struct kmem_cache_node *n)
 		if (sleb_map_all_free(slab_map(slab), slab->objects))
 			node_remove_slab(n, slab, &discard);
 	spin_unlock_irqrestore(&n->list_lock, flags);
-	sleb_discard_list(s, &discard);
+	sleb_discard_list(&discard);
 }
 
 /* Empty the queues and shared arrays, free empty slabs; 1 if slabs remain. */
@@ -1917,8 +2314,11 @@ int __kmem_cache_create(struct kmem_cache *s, slab_flags_t flags)
 		if (err)
 			goto out;
 	}
-	if (slab_state >= FULL)
-		sysfs_slab_add(s);
+	if (slab_state >= FULL) {
+		err = sysfs_slab_add(s);
+		if (err)
+			goto out;
+	}
 	return 0;
 out:
 	__kmem_cache_release(s);
@@ -1975,19 +2375,27 @@ static int sleb_cpu_prepare(unsigned int cpu)
 
 /*
  * On the CPU whose home node changes: its queues hold objects of the old
- * home, so they go back to the slabs first.  slab_mutex, held by the
- * caller, keeps the list of caches still.
+ * home, so they go back to the slabs first, with interrupts disabled until
+ * the new home is set so that no queue takes objects of the old one
+ * meanwhile.  slab_mutex, held by the waiting caller, keeps the list of
+ * caches still.
  */
-static void rehome_cpu_ipi(void *info)
+static void sleb_rehome_work(struct work_struct *w)
 {
+	struct sleb_flush_work *fw = container_of(w, struct sleb_flush_work, work);
 	struct kmem_cache *s;
+	unsigned long flags;
+	LIST_HEAD(discard);
 
+	local_irq_save(flags);
 	list_for_each_entry(s, &slab_caches, list) {
 		local_lock(&s->cpu->lock);
-		queue_flush(s, cpu_queue(s));
+		queue_flush(s, cpu_queue(s), &discard);
 		local_unlock(&s->cpu->lock);
 	}
-	this_cpu_write(sleb_home_node, *(int *)info);
+	this_cpu_write(sleb_home_node, fw->home);
+	local_irq_restore(flags);
+	sleb_discard_list(&discard);
 }
 
 /* Point every CPU at its nearest node with memory after sleb_nodes changed. */
@@ -1998,15 +2406,20 @@ static void rehome_cpus(void)
 
 	lockdep_assert_cpus_held();
 	lockdep_assert_held(&slab_mutex);
+	mutex_lock(&sleb_flush_mutex);
 	for_each_possible_cpu(cpu) {
 		home = nearest_memory_node(cpu_to_node(cpu));
 		if (home == per_cpu(sleb_home_node, cpu))
 			continue;
-		if (cpu_online(cpu))
-			smp_call_function_single(cpu, rehome_cpu_ipi, &home, 1);
-		else
+		if (!cpu_online(cpu)) {
 			per_cpu(sleb_home_node, cpu) = home;
+			continue;
+		}
+		cpumask_clear(&sleb_flush_cpus);
+		cpumask_set_cpu(cpu, &sleb_flush_cpus);
+		run_on_flush_cpus(sleb_rehome_work, NULL, home);
 	}
+	mutex_unlock(&sleb_flush_mutex);
 }
 
 /* Give @s a kmem_cache_node (and shared array) for node @nid. */
@@ -2662,10 +3075,10 @@ static ssize_t min_partial_store(struct kmem_cache *s, const char *buf, size_t l
 }
 SLEB_ATTR_RW(min_partial);
 
-static ssize_t store_tunables(struct kmem_cache *s, unsigned int queue,
-			      unsigned int batch, unsigned int shared, size_t len)
+static ssize_t store_tunable(struct kmem_cache *s, enum sleb_tunable which,
+			     unsigned int val, size_t len)
 {
-	int err = sleb_tune_in_use(s, queue, batch, shared);
+	int err = sleb_set_tunable(s, which, val);
 
 	return err ? err : len;
 }
@@ -2675,17 +3088,13 @@ static ssize_t cpu_queue_size_show(struct kmem_cache *s, char *buf)
 	return sysfs_emit(buf, "%u\n", READ_ONCE(s->cpu_queue_size));
 }
 
-/* A shorter queue than the batch takes the default batch of its size. */
 static ssize_t cpu_queue_size_store(struct kmem_cache *s, const char *buf, size_t len)
 {
-	unsigned int queue, batch;
+	unsigned int queue;
 
 	if (parse_tunable(buf, SLEB_QUEUE_MIN, SLEB_QUEUE_MAX, &queue))
 		return -EINVAL;
-	batch = READ_ONCE(s->cpu_batch_size);
-	if (batch > queue)
-		batch = sleb_default_batch(queue);
-	return store_tunables(s, queue, batch, READ_ONCE(s->shared_queue_size), len);
+	return store_tunable(s, SLEB_TUNE_QUEUE, queue, len);
 }
 SLEB_ATTR_RW(cpu_queue_size);
 
@@ -2694,14 +3103,14 @@ static ssize_t cpu_batch_size_show(struct kmem_cache *s, char *buf)
 	return sysfs_emit(buf, "%u\n", READ_ONCE(s->cpu_batch_size));
 }
 
+/* At most the queue size at the time of the write (sleb_tune() checks). */
 static ssize_t cpu_batch_size_store(struct kmem_cache *s, const char *buf, size_t len)
 {
-	unsigned int queue = READ_ONCE(s->cpu_queue_size);
 	unsigned int batch;
 
-	if (parse_tunable(buf, 1, queue, &batch))
+	if (parse_tunable(buf, 1, SLEB_QUEUE_MAX, &batch))
 		return -EINVAL;
-	return store_tunables(s, queue, batch, READ_ONCE(s->shared_queue_size), len);
+	return store_tunable(s, SLEB_TUNE_BATCH, batch, len);
 }
 SLEB_ATTR_RW(cpu_batch_size);
 
@@ -2716,8 +3125,7 @@ static ssize_t shared_queue_size_store(struct kmem_cache *s, const char *buf, si
 
 	if (parse_tunable(buf, 0, SLEB_SHARED_MAX, &shared))
 		return -EINVAL;
-	return store_tunables(s, READ_ONCE(s->cpu_queue_size),
-			      READ_ONCE(s->cpu_batch_size), shared, len);
+	return store_tunable(s, SLEB_TUNE_SHARED, shared, len);
 }
 SLEB_ATTR_RW(shared_queue_size);
 
@@ -2901,7 +3309,11 @@ static ssize_t sleb_attr_store(struct kobject *kobj, struct attribute *attr,
 
 static void sleb_kobj_release(struct kobject *kobj)
 {
-	slab_kmem_cache_release(to_cache(kobj));
+	struct kmem_cache *s = to_cache(kobj);
+
+	/* A failed registration: kmem_cache_create() frees the cache itself. */
+	if (s->kobj_frees)
+		slab_kmem_cache_release(s);
 }
 
 static const struct sysfs_ops sleb_sysfs_ops = {
@@ -2923,22 +3335,49 @@ static bool sysfs_name_taken(const char *name)
 	return k;
 }
 
-/* The directory /sys/kernel/slab/<name>; a cache without one still works. */
+/*
+ * The link of an alias named @name, if there is one, goes: the name now
+ * belongs to a new cache.  The alias it was made for may be gone (the core
+ * does not tell the allocator when an alias is destroyed), and a link would
+ * make the new cache's directory or link a duplicate.
+ */
+static void sysfs_remove_alias_link(const char *name)
+{
+	struct kernfs_node *kn = kernfs_find_and_get(slab_kset->kobj.sd, name);
+
+	if (!kn)
+		return;
+	if (kernfs_type(kn) == KERNFS_LINK)
+		sysfs_remove_link(&slab_kset->kobj, name);
+	kernfs_put(kn);
+}
+
+/*
+ * The directory /sys/kernel/slab/<name>.  A second cache of the name of
+ * another (allowed, as in SLAB) has none and still works; any other
+ * failure fails the creation of the cache.
+ */
 static int sysfs_slab_add(struct kmem_cache *s)
 {
 	int err;
 
+	lockdep_assert_held(&slab_mutex);
 	if (sysfs_name_taken(s->name)) {
 		pr_info("SLEB: a second cache named %s has no sysfs directory\n", s->name);
-		return -EEXIST;
+		return 0;
 	}
+	sysfs_remove_alias_link(s->name);
 	s->kobj.kset = slab_kset;
 	err = kobject_init_and_add(&s->kobj, &sleb_ktype, NULL, "%s", s->name);
 	if (err) {
+		pr_err("SLEB: cannot register /sys/kernel/slab/%s (error %d)\n", s->name, err);
+		/* Frees the name only: kobj_frees is still false. */
 		kobject_put(&s->kobj);
+		/* sysfs_slab_release() must not put it again. */
 		memset(&s->kobj, 0, sizeof(s->kobj));
 		return err;
 	}
+	s->kobj_frees = true;
 	kobject_uevent(&s->kobj, KOBJ_ADD);
 	return 0;
 }
@@ -2978,6 +3417,7 @@ static int sysfs_slab_alias(struct kmem_cache *s, const char *name)
 	if (slab_state == FULL) {
 		if (!sysfs_slab_registered(s) || sysfs_name_taken(name))
 			return 0;
+		sysfs_remove_alias_link(name);
 		return sysfs_create_link_nowarn(&slab_kset->kobj, &s->kobj, name);
 	}
 	al = kmalloc(sizeof(*al), GFP_KERNEL);

@@ -27,7 +27,7 @@
  *
  * Locking: the hooks run on objects their caller owns and take no lock.
  * sleb_validate_cache() walks a node's slabs under the node's list_lock
- * (lock 5 of mm/sleb.c) and only trusts what that lock freezes: the
+ * (lock 7 of mm/sleb.c) and only trusts what that lock freezes: the
  * objects whose bit is set.  It checks the others against their state word,
  * read before and after, and skips an object whose state changed meanwhile.
  */
@@ -620,7 +620,8 @@ bool sleb_debug_free(struct kmem_cache *s, struct slab *slab, void *object,
 
 	if (is_kfence_address(object))
 		return true;
-	if ((s->flags & SLAB_CONSISTENCY_CHECKS) && !free_pointer_ok(s, slab, object))
+	/* The metadata written below must be this object's, whatever the flags. */
+	if (!free_pointer_ok(s, slab, object))
 		return false;
 	metadata_access_enable();
 	if (s->flags & SLAB_CONSISTENCY_CHECKS) {

@@ -72,6 +72,58 @@ count_meminit() {
 	esac
 }
 
+# count_lib_suites LOG TAG: the library suites of the lockdep variant,
+# built in and run at boot, one result each.  test_maple_tree,
+# test_xarray and test_ida end with "<name>: N of M tests passed"
+# (pr_info/printk, no prefix); a pass is N = M > 0.  test_rhashtable
+# prints no count: it passes when it reaches its last line, "Started T
+# threads, 0 failed, rhltable test returns 0", with no failure line
+# between that and its first, "Running rhashtable test ...".  A suite
+# that printed nothing fails.
+count_lib_suites() {
+	local log=$1 tag=$2 suite word line n m
+	for suite in test_maple_tree:maple_tree test_xarray:XArray test_ida:IDA; do
+		word=${suite#*:} suite=${suite%%:*}
+		line=$(sed 's/^\[ *[0-9.]*\] //' "$log" | grep -E "^$word: [0-9]+ of [0-9]+ tests passed\$" | tail -n 1 || true)
+		if [ -z "$line" ]; then
+			echo "# $tag: $suite: no \"$word: N of M tests passed\" line"
+			t_fail "$tag: $suite"
+			continue
+		fi
+		n=$(echo "$line" | cut -d' ' -f2)
+		m=$(echo "$line" | cut -d' ' -f4)
+		if [ "$n" = "$m" ] && [ "$m" -gt 0 ]; then
+			t_ok "$tag: $suite"
+		else
+			echo "# $tag: $suite: $line"
+			t_fail "$tag: $suite"
+		fi
+	done
+	line=$(sed 's/^\[ *[0-9.]*\] //' "$log" | awk '
+		/^Running rhashtable test nelem=/ && !done { run = 1; bad = ""; next }
+		!run { next }
+		/^Started [0-9]+ threads, [0-9]+ failed, rhltable test returns -?[0-9]+$/ {
+			run = 0
+			done = 1
+			if ($4 == "0" && $NF == "0" && bad == "") print "ok"
+			else print (bad != "" ? bad : $0)
+			next
+		}
+		bad == "" && /Test failed|YES, failed|should have failed|thread\[[0-9]+\]: .*(failed|interrupted)|kthread_run failed|wait_event interruptible failed|found unexpected object|object [0-9]+-[0-9]+ not found|wrong object returned|lib\/test_rhashtable\.c:/ { bad = $0 }
+		END { if (run) print "stopped after: " (bad != "" ? bad : "its first line") }' || true)
+	case $line in
+	ok) t_ok "$tag: test_rhashtable" ;;
+	"")
+		echo "# $tag: test_rhashtable: no \"Running rhashtable test\" line"
+		t_fail "$tag: test_rhashtable"
+		;;
+	*)
+		echo "# $tag: test_rhashtable: $line"
+		t_fail "$tag: test_rhashtable"
+		;;
+	esac
+}
+
 # test_kernel ALLOC VARIANT TAG SCRIPT [APPEND]: build, boot SCRIPT, count.
 test_kernel() {
 	local alloc=$1 variant=$2 tag=$3 script=$4 log errs
@@ -86,6 +138,10 @@ test_kernel() {
 	if [ "$variant" = debug ]; then
 		RUN_TIMEOUT=1200
 		RUN_APPEND="kasan_multi_shot $RUN_APPEND"
+	elif [ "$variant" = lockdep ]; then
+		# lockdep under TCG, and the library suites at boot before the
+		# guest script (the maple tree's alone checks 12.6 million things).
+		RUN_TIMEOUT=1800
 	fi
 	log=$SLEB_CACHE/logs/test-$tag.log
 	guest_run "$KERNEL" "$SLEB_TOP/scripts/guest/$script" "$log" || true
@@ -98,6 +154,9 @@ test_kernel() {
 	case " ${5:-} " in
 	*" init_on_alloc=1 "* | *" init_on_free=1 "*) count_meminit "$log" "$tag" ;;
 	esac
+	if [ "$variant" = lockdep ]; then
+		count_lib_suites "$log" "$tag"
+	fi
 	count_guest_tap "$log" "$tag"
 	errs=$(console_errors "$log")
 	if [ -n "$errs" ]; then
@@ -177,7 +236,7 @@ cmd_test() {
 	else
 		alloc=slub
 	fi
-	kernels="$alloc:fast $alloc:debug"
+	kernels="$alloc:fast $alloc:debug $alloc:lockdep"
 	prepare_source
 	guest_base_initramfs
 	echo "# base: $(base_version) + $(series_patches | wc -l) patches; kernels: $kernels"
@@ -190,6 +249,13 @@ cmd_test() {
 	test_kernel "$alloc" fast "$alloc-fast" suite.sh
 	test_kernel "$alloc" debug "$alloc-debug" suite.sh \
 		"kfence.sample_interval=0 kunit.filter_glob=[ks][la][se]*"
+	# lockdep, DEBUG_VM, DEBUG_LIST and DEBUG_OBJECTS without KASAN's
+	# and kmemleak's slowness: the allocator under the guest suite's load
+	# (hackbench, stress-ng, hotplug), the library suites at boot
+	# (count_lib_suites), and the allocator's KUnit suites: the glob
+	# takes sleb and sleb_debug, or slub_test on a checkout without SLEB
+	# (the variant builds no other suite; the glob says which run).
+	test_kernel "$alloc" lockdep "$alloc-lockdep" suite.sh "kunit.filter_glob=sl[eu]b*"
 	test_kernel "$alloc" fast "$alloc-fast-init_on" meminit.sh "init_on_alloc=1 init_on_free=1"
 	# The kernel's checkers against the allocator: LKDTM, FAILSLAB, kmemleak
 	# and its test module, memcg kmem (scripts/guest/debug.sh); KUnit: sleb,

@@ -106,6 +106,8 @@ struct sleb_order_objects {
  * @useroffset: usercopy region offset
  * @usersize: usercopy region size
  * @kobj: sysfs directory
+ * @kobj_frees: dropping the last reference to @kobj frees the cache; set
+ *	once the directory exists, when kmem_cache_create() can no longer fail
  * @random_seq: precomputed object order for new slabs
  * @kasan_info: KASAN metadata
  * @validate_errors: problems found by the last validation through sysfs
@@ -135,6 +137,7 @@ struct kmem_cache {
 	unsigned int usersize;
 #ifdef CONFIG_SYSFS
 	struct kobject kobj;
+	bool kobj_frees;
 #endif
 #ifdef CONFIG_SLAB_FREELIST_RANDOM
 	unsigned int *random_seq;
