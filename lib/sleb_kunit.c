@@ -502,7 +502,8 @@ static void test_pfmemalloc_kept(struct kunit *test)
  */
 static unsigned long hog_node(int nid, struct list_head *hog, int max_order)
 {
-	gfp_t gfp = GFP_NOWAIT | __GFP_THISNODE | __GFP_NOWARN;
+	/* Not even kswapd: nothing on the node is to be reclaimed for this. */
+	gfp_t gfp = (GFP_NOWAIT & ~__GFP_KSWAPD_RECLAIM) | __GFP_THISNODE | __GFP_NOWARN;
 	unsigned long pages = 0;
 	int order;
 
@@ -586,6 +587,11 @@ static void test_fallback_growth(struct kunit *test)
 	kmem_cache_destroy(s);
 }
 
+static long reap_on_cpu(void *s)
+{
+	return sleb_test_reap(s);
+}
+
 /*
  * A node with memory that is no CPU's home still has its shared array
  * reaped: objects freed there from other nodes do not stay for ever.
@@ -619,10 +625,15 @@ static void test_orphan_node_reaped(struct kunit *test)
 		kmem_cache_free(s, p[i]);
 	KUNIT_ASSERT_EQ(test, sleb_test_node_usage(s, orphan, &c), 0);
 	KUNIT_EXPECT_EQ(test, c.shared, (unsigned long)ARRAY_SIZE(p));
-	/* One pass sees it touched, the next ones give back a fifth each. */
-	msleep(4 * 2000 + 1000);
+	/* The first online CPU's passes: one sees it touched, the next reaps. */
+	cpus_read_lock();
+	cpu = cpumask_first(cpu_online_mask);
+	work_on_cpu(cpu, reap_on_cpu, s);
+	work_on_cpu(cpu, reap_on_cpu, s);
+	cpus_read_unlock();
 	KUNIT_ASSERT_EQ(test, sleb_test_node_usage(s, orphan, &c), 0);
-	KUNIT_EXPECT_LT(test, c.shared, (unsigned long)ARRAY_SIZE(p));
+	/* A fifth per idle pass (the periodic reaper may have run too). */
+	KUNIT_EXPECT_LE(test, c.shared, (unsigned long)ARRAY_SIZE(p) - ARRAY_SIZE(p) / 5);
 	kmem_cache_destroy(s);
 }
 
@@ -755,6 +766,7 @@ struct load {
 	struct kmem_cache *s;
 	atomic_t errors;
 	atomic_long_t ops;
+	bool shrink;
 };
 
 /* Allocate and free in random runs; an object handed out twice is caught. */
@@ -780,6 +792,14 @@ static int load_thread(void *arg)
 			kmem_cache_free(l->s, p[i]);
 		}
 		atomic_long_add(n, &l->ops);
+		/* Shrinking and validating look at every CPU's queue. */
+		if (l->shrink && !get_random_u32_below(16)) {
+			kmem_cache_shrink(l->s);
+#ifdef CONFIG_SLEB_DEBUG
+			if (sleb_validate_cache(l->s))
+				atomic_inc(&l->errors);
+#endif
+		}
 		cond_resched();
 	}
 	return 0;
@@ -825,6 +845,46 @@ static void test_resize_under_load(struct kunit *test)
 }
 
 /*
+ * Shared arrays come and go (0 and back) and queues grow and shrink while
+ * every CPU allocates, frees, shrinks and validates: the unlocked looks at
+ * another CPU's queue and at a node's shared array must not touch an
+ * array that was freed meanwhile.
+ */
+static void test_resize_races(struct kunit *test)
+{
+	struct load l = { .s = counted_cache(test, "sleb-kunit-races"), .shrink = true };
+	struct task_struct **threads;
+	struct sleb_counts c;
+	unsigned int cpu, i;
+
+	threads = kunit_kcalloc(test, nr_cpu_ids, sizeof(*threads), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, threads);
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		threads[cpu] = kthread_create_on_cpu(load_thread, &l, cpu, "sleb-kunit/%u");
+		if (!IS_ERR(threads[cpu]))
+			wake_up_process(threads[cpu]);
+	}
+	cpus_read_unlock();
+
+	for (i = 0; i < 200; i++) {
+		unsigned int queue = i & 2 ? 200 : 4;
+
+		KUNIT_EXPECT_EQ(test, sleb_test_tune(l.s, queue, queue / 2, i & 1 ? 64 : 0), 0);
+		cond_resched();
+	}
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		if (!IS_ERR_OR_NULL(threads[cpu]))
+			kthread_stop(threads[cpu]);
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&l.errors), 0);
+	KUNIT_EXPECT_GT(test, atomic_long_read(&l.ops), 0L);
+	sleb_test_usage(l.s, &c);
+	KUNIT_EXPECT_EQ(test, sleb_counts_in_use(&c), 0UL);
+	kmem_cache_destroy(l.s);
+}
+
+/*
  * The reaper gives back a fifth of an idle queue and of an idle shared
  * array per pass, and nothing of one that was refilled or drained since
  * the last pass.  Queue 20, batch 10, shared 30; preemption is off so
@@ -865,6 +925,79 @@ static void test_reap(struct kunit *test)
 	kmem_cache_free(s, q);
 	kmem_cache_shrink(s);
 	KUNIT_EXPECT_EQ(test, in_use(s), 0UL);
+	kmem_cache_destroy(s);
+}
+
+/*
+ * The shrinker gives back what it is asked to scan, oldest first, from
+ * the shared arrays of the node under pressure before the queues, and
+ * the newest cache first: this one.  Queue 16, batch 8, shared 64: 64
+ * frees leave 16 in the queue and 48 in the shared array.
+ */
+static void test_shrinker_scan(struct kunit *test)
+{
+	struct kmem_cache *s = counted_cache(test, "sleb-kunit-shrinker");
+	struct sleb_counts c;
+	unsigned long freed;
+	void *p[64];
+	int home, i;
+
+	KUNIT_ASSERT_EQ(test, sleb_test_tune(s, 16, 8, 64), 0);
+	migrate_disable();
+	home = sleb_test_home_node();
+	for (i = 0; i < ARRAY_SIZE(p); i++) {
+		p[i] = kmem_cache_alloc(s, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+	}
+	for (i = 0; i < ARRAY_SIZE(p); i++)
+		kmem_cache_free(s, p[i]);
+	KUNIT_ASSERT_EQ(test, sleb_test_queue_count(s), 16U);
+	KUNIT_ASSERT_EQ(test, sleb_test_node_usage(s, home, &c), 0);
+	KUNIT_ASSERT_EQ(test, c.shared, 48UL);
+
+	freed = sleb_test_shrink(home, 5);
+	KUNIT_EXPECT_EQ(test, freed, 5UL);
+	KUNIT_ASSERT_EQ(test, sleb_test_node_usage(s, home, &c), 0);
+	KUNIT_EXPECT_EQ(test, c.shared, 43UL);
+	KUNIT_EXPECT_EQ(test, sleb_test_queue_count(s), 16U);
+	migrate_enable();
+	kmem_cache_destroy(s);
+}
+
+/*
+ * CONFIG_SLAB_FREELIST_HARDENED: an object freed twice in a row is
+ * reported (counted here) and not queued twice, so that it is not handed
+ * out twice.
+ */
+static void test_hardened_double_free(struct kunit *test)
+{
+	static struct kunit_resource resource;
+	static int errors;
+	struct kmem_cache *s;
+	unsigned int queued;
+	void *p, *a, *b;
+
+	if (!IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED))
+		kunit_skip(test, "needs CONFIG_SLAB_FREELIST_HARDENED");
+	if (!IS_ENABLED(CONFIG_SLEB_DEBUG))
+		kunit_skip(test, "reports are counted with CONFIG_SLEB_DEBUG");
+	s = counted_cache(test, "sleb-kunit-hardened");
+	errors = 0;
+	kunit_add_named_resource(test, NULL, NULL, &resource, "slab_errors", &errors);
+	migrate_disable();
+	p = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	queued = sleb_test_queue_count(s);
+	kmem_cache_free(s, p);
+	kmem_cache_free(s, p);
+	KUNIT_EXPECT_EQ(test, sleb_test_queue_count(s), queued + 1);
+	KUNIT_EXPECT_EQ(test, errors, 1);
+	a = kmem_cache_alloc(s, GFP_KERNEL);
+	b = kmem_cache_alloc(s, GFP_KERNEL);
+	migrate_enable();
+	KUNIT_EXPECT_PTR_NE(test, a, b);
+	kmem_cache_free(s, a);
+	kmem_cache_free(s, b);
 	kmem_cache_destroy(s);
 }
 
@@ -942,29 +1075,42 @@ static unsigned int objects_in(void **p, unsigned int nr, struct slab *slab)
 }
 
 /*
- * Keep the objects of one slab all of which are in @p, and one object of
- * another slab in *@extra; free the rest.  Returns the slab or NULL.
+ * Keep the objects of one slab of node @nid all of which are in @p, and
+ * one object of another slab of that node in *@extra; free the rest.
+ * Returns the slab or NULL.
  */
-static struct slab *keep_one_slab(struct kmem_cache *s, void **p, void **keep,
-				  void **extra)
+static struct slab *keep_one_slab(void **p, void **keep, void **extra, int nid)
 {
 	struct slab *slab = NULL;
 	unsigned int i, kept = 0;
 
-	for (i = 0; i < REENTRY_OBJS && !slab; i++)
-		if (!is_kfence_address(p[i]) &&
-		    objects_in(p, REENTRY_OBJS, virt_to_slab(p[i])) == virt_to_slab(p[i])->objects)
-			slab = virt_to_slab(p[i]);
+	for (i = 0; i < REENTRY_OBJS && !slab; i++) {
+		struct slab *cand = virt_to_slab(p[i]);
+
+		if (!is_kfence_address(p[i]) && slab_nid(cand) == nid &&
+		    objects_in(p, REENTRY_OBJS, cand) == cand->objects)
+			slab = cand;
+	}
 	*extra = NULL;
 	for (i = 0; i < REENTRY_OBJS; i++) {
 		if (slab && virt_to_slab(p[i]) == slab)
 			keep[kept++] = p[i];
-		else if (slab && !*extra && !is_kfence_address(p[i]))
+		else if (slab && !*extra && !is_kfence_address(p[i]) &&
+			 slab_nid(virt_to_slab(p[i])) == nid)
 			*extra = p[i];
 		else
 			kfree(p[i]);
 	}
 	return slab;
+}
+
+static void free_kept(void **keep, unsigned int n, void *extra)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		kfree(keep[i]);
+	kfree(extra);
 }
 
 /*
@@ -974,15 +1120,17 @@ static struct slab *keep_one_slab(struct kmem_cache *s, void **p, void **keep,
  * under its own lock (recursive locking; the same batch drained twice).
  * The case drains exactly one slab's objects from a queue of that size,
  * with min_partial 0 so that the empty slab is released by the drain.
+ * The memcg static key stays on, as after the first memory cgroup.
  */
 static void test_release_reenters(struct kunit *test)
 {
 	struct kmem_cache *s = self_vector_cache();
 	unsigned int queue, batch, shared, n, i, queued;
 	void **p, **keep, *extra;
-	unsigned long min_partial;
+	unsigned long min_partial, flags;
 	bool tainted, ran = false;
 	struct slab *slab;
+	int home;
 
 	if (IS_ENABLED(CONFIG_KASAN))
 		kunit_skip(test, "KASAN's quarantine holds freed objects back");
@@ -992,45 +1140,50 @@ static void test_release_reenters(struct kunit *test)
 	keep = kunit_kcalloc(test, REENTRY_OBJS, sizeof(void *), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	KUNIT_ASSERT_NOT_NULL(test, keep);
-	for (i = 0; i < REENTRY_OBJS; i++) {
-		p[i] = kmem_cache_alloc(s, GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, p[i]);
-	}
-	slab = keep_one_slab(s, p, keep, &extra);
-	if (!slab || !extra)
+	migrate_disable();
+	home = sleb_test_home_node();
+	for (i = 0; i < REENTRY_OBJS; i++)
+		p[i] = kmem_cache_alloc(s, GFP_KERNEL | __GFP_NOFAIL);
+	slab = keep_one_slab(p, keep, &extra, home);
+	if (!slab || !extra) {
+		migrate_enable();
+		free_kept(keep, slab ? slab->objects : 0, extra);
 		kunit_skip(test, "no slab of %s is all ours", s->name);
+	}
 	n = slab->objects;
-	KUNIT_ASSERT_PTR_EQ(test, kmalloc_slab(n * sizeof(void *), GFP_KERNEL), s);
 	/* What creating the first memory cgroup does. */
 	static_branch_enable(&memcg_kmem_enabled_key);
-	KUNIT_ASSERT_EQ(test, memcg_alloc_slab_cgroups(slab, s, GFP_KERNEL, false), 0);
+	if (kmalloc_slab(n * sizeof(void *), GFP_KERNEL) != s ||
+	    memcg_alloc_slab_cgroups(slab, s, GFP_KERNEL, false)) {
+		migrate_enable();
+		free_kept(keep, n, extra);
+		kunit_skip(test, "no objcg vector from %s for the slab", s->name);
+	}
 
 	queue = s->cpu_queue_size;
 	batch = s->cpu_batch_size;
 	shared = s->shared_queue_size;
 	min_partial = s->min_partial;
-	KUNIT_ASSERT_EQ(test, sleb_test_tune(s, n, n, 0), 0);
+	KUNIT_EXPECT_EQ(test, sleb_test_tune(s, n, n, 0), 0);
 	WRITE_ONCE(s->min_partial, 0);
 	tainted = test_taint(TAINT_BAD_PAGE);
 
-	preempt_disable();
+	/* Interrupts off: nothing else uses this CPU's queue meanwhile. */
+	local_irq_save(flags);
 	queued = sleb_test_queue_count(s);
 	if (!queued) {
 		/* n frees fill the queue; the next drains the slab's objects. */
-		for (i = 0; i < n; i++)
-			kfree(keep[i]);
-		kfree(extra);
+		free_kept(keep, n, extra);
 		queued = sleb_test_queue_count(s);
 		ran = true;
 	}
-	preempt_enable();
+	local_irq_restore(flags);
+	migrate_enable();
 
 	WRITE_ONCE(s->min_partial, min_partial);
 	KUNIT_EXPECT_EQ(test, sleb_test_tune(s, queue, batch, shared), 0);
 	if (!ran) {
-		for (i = 0; i < n; i++)
-			kfree(keep[i]);
-		kfree(extra);
+		free_kept(keep, n, extra);
 		kunit_skip(test, "%s was used on this CPU meanwhile", s->name);
 	}
 	/* The last object freed, then the vector of the released slab. */
@@ -1059,7 +1212,10 @@ static struct kunit_case sleb_test_cases[] = {
 	KUNIT_CASE(test_dead_cpu_flushed),
 	KUNIT_CASE(test_node_memory_lost),
 	KUNIT_CASE(test_resize_under_load),
+	KUNIT_CASE(test_resize_races),
 	KUNIT_CASE(test_reap),
+	KUNIT_CASE(test_shrinker_scan),
+	KUNIT_CASE(test_hardened_double_free),
 	KUNIT_CASE(test_merged_name_reused),
 #ifdef CONFIG_MEMCG_KMEM
 	KUNIT_CASE(test_release_reenters),
@@ -1260,13 +1416,27 @@ static void test_debug_double_free(struct kunit *test)
 	kmem_cache_destroy(s);
 }
 
+/*
+ * With CONFIG_SLAB_FREELIST_HARDENED, kmem_cache_free() checks the cache of
+ * a pointer itself, with a warning, before SLEB's debugging sees it.
+ */
+static void skip_if_hardened(struct kunit *test)
+{
+	if (IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED))
+		kunit_skip(test, "CONFIG_SLAB_FREELIST_HARDENED checks bad pointers first");
+}
+
 static void test_debug_bad_pointers(struct kunit *test)
 {
-	struct kmem_cache *s = create_test_cache(test, "TestSleb_bad", SLAB_CONSISTENCY_CHECKS);
-	struct kmem_cache *t = create_test_cache(test, "TestSleb_bad_other",
-						 SLAB_CONSISTENCY_CHECKS);
-	struct page *page = alloc_page(GFP_KERNEL);
-	u8 *p = kmem_cache_alloc(s, GFP_KERNEL);
+	struct kmem_cache *s, *t;
+	struct page *page;
+	u8 *p;
+
+	skip_if_hardened(test);
+	s = create_test_cache(test, "TestSleb_bad", SLAB_CONSISTENCY_CHECKS);
+	t = create_test_cache(test, "TestSleb_bad_other", SLAB_CONSISTENCY_CHECKS);
+	page = alloc_page(GFP_KERNEL);
+	p = kmem_cache_alloc(s, GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, page);
 	kmem_cache_free(s, p + 1);
@@ -1292,8 +1462,12 @@ static void test_debug_bad_pointers(struct kunit *test)
  */
 static void test_debug_free_non_slab(struct kunit *test)
 {
-	struct kmem_cache *s = create_test_cache(test, "TestSleb_nonslab", SLAB_POISON);
-	struct page *page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	struct kmem_cache *s;
+	struct page *page;
+
+	skip_if_hardened(test);
+	s = create_test_cache(test, "TestSleb_nonslab", SLAB_POISON);
+	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
 
 	KUNIT_ASSERT_NOT_NULL(test, page);
 	kmem_cache_free(s, page_address(page));

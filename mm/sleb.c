@@ -70,9 +70,9 @@
  * releasing a slab frees its objcg vector with kfree(), which may land in
  * the very queue or shared array being drained.  The paths that empty
  * slabs collect them on a list and release them once every lock is
- * dropped (sleb_discard_list()).  SLEB's own flushes run in work items,
- * not in IPIs, so that the pages they free are credited to reclaim in
- * process context rather than to an interrupted task.
+ * dropped (sleb_discard_list()).  SLEB's own flushes of other CPUs'
+ * queues run in work items, not in IPIs: no slab is released in an
+ * interrupted task's name.
  */
 
 #include <linux/bitmap.h>
@@ -333,13 +333,16 @@ static void node_add_full(struct kmem_cache_node *n, struct slab *slab)
 	slab->list = SLEB_LIST_FULL;
 }
 
-/* Put a new slab on its node's partial list. */
+/*
+ * Put a new slab on its node's partial list; one of the emergency reserves
+ * at the tail, where node_take() does not walk past it every time.
+ */
 static void node_add_new_slab(struct kmem_cache_node *n, struct slab *slab)
 {
 	lockdep_assert_held(&n->list_lock);
 	n->nr_slabs++;
 	n->total_objects += slab->objects;
-	node_add_partial(n, slab, false);
+	node_add_partial(n, slab, slab_test_pfmemalloc(slab));
 }
 
 /* Take a slab off its node's books before giving it back. */
@@ -453,6 +456,8 @@ static void *node_take_reserve(struct kmem_cache *s, int node)
 
 static void sleb_report_bad_free(struct kmem_cache *s, void *x, const char *what)
 {
+	if (sleb_kunit_counts_error())
+		return;
 	pr_err("SLEB %s: %s of object %p from %pS, object ignored\n",
 	       s->name, what, x, __builtin_return_address(0));
 	dump_stack();
@@ -474,11 +479,12 @@ static void slab_after_put(struct kmem_cache *s, struct kmem_cache_node *n,
 	if (!sleb_map_all_free(map, slab->objects)) {
 		if (slab->list == SLEB_LIST_FULL) {
 			node_unlist(n, slab);
-			node_add_partial(n, slab, false);
+			node_add_partial(n, slab, slab_test_pfmemalloc(slab));
 		}
 		return;
 	}
-	if (n->nr_partial >= s->min_partial) {
+	/* An empty slab of the reserves goes back to them at once. */
+	if (n->nr_partial >= s->min_partial || slab_test_pfmemalloc(slab)) {
 		node_remove_slab(n, slab, discard);
 		return;
 	}
@@ -769,8 +775,9 @@ static inline bool may_fall_back(gfp_t gfp)
 static struct slab *grow_or_fall_back(struct kmem_cache *s, gfp_t gfp, int node,
 				      unsigned long *irqflags, void **object)
 {
+	/* No direct reclaim for it, but kswapd is woken for the node. */
 	gfp_t exact = (gfp | __GFP_THISNODE | __GFP_NOWARN) &
-		      ~(__GFP_RECLAIM | __GFP_NOFAIL);
+		      ~(__GFP_DIRECT_RECLAIM | __GFP_NOFAIL);
 	struct slab *slab;
 
 	*object = NULL;
@@ -971,6 +978,16 @@ static void free_remote(struct kmem_cache *s, struct slab *slab, void *x,
 		sleb_free_to_slabs(s, &x, 1, discard);
 }
 
+/*
+ * With CONFIG_SLAB_FREELIST_HARDENED, an object freed twice in a row is
+ * caught as cheaply as SLUB catches it: it is still the top of the queue.
+ */
+static __always_inline bool freed_just_now(struct sleb_array *q, void *x)
+{
+	return IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) && q->count &&
+	       q->objects[q->count - 1] == x;
+}
+
 /* Whether a freed object may go into a queue: ours, and not a reserve one. */
 static __always_inline bool queueable(struct slab *slab)
 {
@@ -990,6 +1007,11 @@ static noinline void queue_free_slow(struct kmem_cache *s, struct slab *slab, vo
 	struct sleb_array *q = cpu_queue(s);
 	LIST_HEAD(discard);
 
+	if (freed_just_now(q, x)) {
+		local_unlock_irqrestore(&s->cpu->lock, flags);
+		sleb_report_bad_free(s, x, "double free");
+		return;
+	}
 	if (unlikely(slab_test_pfmemalloc(slab))) {
 		sleb_free_to_slabs(s, &x, 1, &discard);
 	} else if (slab_nid(slab) != home_node()) {
@@ -1013,7 +1035,7 @@ static __always_inline void queue_free(struct kmem_cache *s, struct slab *slab, 
 
 	local_lock_irqsave(&s->cpu->lock, flags);
 	q = cpu_queue(s);
-	if (unlikely(!queueable(slab) || q->count >= q->size)) {
+	if (unlikely(!queueable(slab) || q->count >= q->size || freed_just_now(q, x))) {
 		queue_free_slow(s, slab, x, flags);
 		return;
 	}
@@ -1326,7 +1348,7 @@ static void sleb_array_free(struct sleb_array *a)
 static void sleb_array_retire(struct sleb_array *a)
 {
 	if (a && a != &sleb_boot_queue)
-		kvfree_rcu(a);
+		kvfree_rcu_mightsleep(a);
 }
 
 /* Objects given back per interrupt-disabled section when emptying an old array. */
@@ -1586,9 +1608,8 @@ static int sleb_tune_defaults(struct kmem_cache *s, gfp_t gfp, bool unused)
 /*
  * A queue is only touched on its own CPU.  Emptying the queues of every
  * CPU is a work item per CPU, in process context, so that the slabs that
- * become free are released with no lock held and the pages credited to
- * the task that asked for it.  The workqueue may reclaim: the shrinker
- * uses it.
+ * become free are released with no lock held and not in an interrupted
+ * task's name.  The workqueue may reclaim: the shrinker uses it.
  */
 static struct workqueue_struct *sleb_wq;
 
@@ -1598,52 +1619,62 @@ static DEFINE_MUTEX(sleb_flush_mutex);
 /**
  * struct sleb_flush_work - a flush request for one CPU
  * @work: runs on that CPU
- * @s: the cache to flush, or NULL for all (the caller holds slab_mutex)
- * @home: for sleb_rehome_work(), the CPU's new home node
+ * @s: the cache to flush (sleb_flush_work())
+ * @home: the CPU's new home node (sleb_rehome_work())
+ * @budget: the most objects to give back, oldest first
+ * @done: how many were given back
  */
 struct sleb_flush_work {
 	struct work_struct work;
 	struct kmem_cache *s;
 	int home;
+	unsigned long budget;
+	unsigned long done;
 };
 
 static DEFINE_PER_CPU(struct sleb_flush_work, sleb_flush_works);
 static struct cpumask sleb_flush_cpus;	/* Protected by sleb_flush_mutex. */
 
-/* Empty this CPU's queue of @s; in process context, not in an IPI. */
-static void flush_this_cpu(struct kmem_cache *s)
+/*
+ * Give up to @max of the oldest objects of this CPU's queue of @s back to
+ * the slabs; in process context, not in an IPI.  Returns how many.
+ */
+static unsigned int trim_this_cpu(struct kmem_cache *s, unsigned long max)
 {
+	struct sleb_array *q;
 	unsigned long flags;
+	unsigned int nr;
 	LIST_HEAD(discard);
 
 	local_lock_irqsave(&s->cpu->lock, flags);
-	queue_flush(s, cpu_queue(s), &discard);
+	q = cpu_queue(s);
+	nr = min_t(unsigned long, q->count, max);
+	if (nr) {
+		sleb_free_to_slabs(s, q->objects, nr, &discard);
+		sleb_array_drop_oldest(q, nr);
+		stat(s, QUEUE_FLUSH);
+	}
 	local_unlock_irqrestore(&s->cpu->lock, flags);
 	sleb_discard_list(&discard);
+	return nr;
 }
 
 static void sleb_flush_work(struct work_struct *w)
 {
 	struct sleb_flush_work *fw = container_of(w, struct sleb_flush_work, work);
-	struct kmem_cache *s;
 
-	if (fw->s) {
-		flush_this_cpu(fw->s);
-		return;
-	}
-	list_for_each_entry(s, &slab_caches, list) {
-		flush_this_cpu(s);
-		cond_resched();
-	}
+	fw->done = trim_this_cpu(fw->s, fw->budget);
 }
 
 /*
- * Run @fn for @s on every CPU of sleb_flush_cpus and wait for it.  Before
- * the workqueue exists only the boot CPU runs: @fn runs here.
+ * Run @fn with a copy of @req on every CPU of sleb_flush_cpus and wait for
+ * it; returns the sum of their @done.  Before the workqueue exists only
+ * the boot CPU runs: @fn runs here.
  */
-static void run_on_flush_cpus(work_func_t fn, struct kmem_cache *s, int home)
+static unsigned long run_on_flush_cpus(work_func_t fn, const struct sleb_flush_work *req)
 {
 	struct sleb_flush_work *fw;
+	unsigned long done = 0;
 	int cpu;
 
 	lockdep_assert_cpus_held();
@@ -1651,20 +1682,26 @@ static void run_on_flush_cpus(work_func_t fn, struct kmem_cache *s, int home)
 	if (unlikely(!READ_ONCE(sleb_wq))) {
 		WARN_ON_ONCE(num_online_cpus() > 1);
 		fw = raw_cpu_ptr(&sleb_flush_works);
-		fw->s = s;
-		fw->home = home;
+		fw->s = req->s;
+		fw->home = req->home;
+		fw->budget = req->budget;
 		fn(&fw->work);
-		return;
+		return fw->done;
 	}
 	for_each_cpu(cpu, &sleb_flush_cpus) {
 		fw = per_cpu_ptr(&sleb_flush_works, cpu);
 		INIT_WORK(&fw->work, fn);
-		fw->s = s;
-		fw->home = home;
+		fw->s = req->s;
+		fw->home = req->home;
+		fw->budget = req->budget;
 		queue_work_on(cpu, sleb_wq, &fw->work);
 	}
-	for_each_cpu(cpu, &sleb_flush_cpus)
-		flush_work(&per_cpu_ptr(&sleb_flush_works, cpu)->work);
+	for_each_cpu(cpu, &sleb_flush_cpus) {
+		fw = per_cpu_ptr(&sleb_flush_works, cpu);
+		flush_work(&fw->work);
+		done += fw->done;
+	}
+	return done;
 }
 
 /*
@@ -1681,23 +1718,19 @@ static bool cpu_queue_busy(struct kmem_cache *s, int cpu)
 	return busy;
 }
 
-/*
- * Empty the queues of @s on every online CPU, or the queues of every cache
- * when @s is NULL (the caller holds slab_mutex).
- */
+/* Empty the queues of @s on every online CPU that holds objects of it. */
 static void flush_cpu_queues(struct kmem_cache *s)
 {
+	struct sleb_flush_work req = { .s = s, .budget = ULONG_MAX };
 	int cpu;
 
 	lockdep_assert_cpus_held();
-	if (!s)
-		lockdep_assert_held(&slab_mutex);
 	mutex_lock(&sleb_flush_mutex);
 	cpumask_clear(&sleb_flush_cpus);
 	for_each_online_cpu(cpu)
-		if (!s || cpu_queue_busy(s, cpu))
+		if (cpu_queue_busy(s, cpu))
 			cpumask_set_cpu(cpu, &sleb_flush_cpus);
-	run_on_flush_cpus(sleb_flush_work, s, NUMA_NO_NODE);
+	run_on_flush_cpus(sleb_flush_work, &req);
 	mutex_unlock(&sleb_flush_mutex);
 }
 
@@ -1930,23 +1963,138 @@ static const struct kernel_param_ops sleb_reap_ms_ops = {
 module_param_cb(reap_interval_ms, &sleb_reap_ms_ops, &sleb_reap_ms, 0644);
 MODULE_PARM_DESC(reap_interval_ms, "Milliseconds between reap passes (100-600000)");
 
-/* All objects in queues and shared arrays: what the shrinker could free. */
-static unsigned long count_queued_locked(void)
+/*
+ * The shrinker: under memory pressure on node N, the objects that queues
+ * and shared arrays hold on N go back to the slabs, as many as reclaim
+ * asks to scan, oldest first, newest cache first.  Shared arrays first,
+ * emptied from here under their lock; then, if that was not enough, this
+ * CPU's queues if it is at home on N, and a work item for each other CPU
+ * at home on N that holds objects.  No IPI: the shrinker runs often; a
+ * CPU with nothing queued is left alone (one with objects, even an
+ * isolated one, gets a work item: see README, Not yet).
+ */
+
+/* Objects in @nid's shared arrays and in the queues of CPUs at home there. */
+static unsigned long count_idle_node(int nid)
 {
 	struct kmem_cache_node *n;
 	struct kmem_cache *s;
 	unsigned long nr = 0;
-	int cpu, node;
+	int cpu;
 
 	lockdep_assert_held(&slab_mutex);
 	list_for_each_entry(s, &slab_caches, list) {
 		for_each_online_cpu(cpu)
-			nr += READ_ONCE(per_cpu_ptr(s->cpu, cpu)->queue->count);
-		for_each_kmem_cache_node(s, node, n)
-			if (n->shared)
-				nr += READ_ONCE(n->shared->count);
+			if (per_cpu(sleb_home_node, cpu) == nid)
+				nr += READ_ONCE(per_cpu_ptr(s->cpu, cpu)->queue->count);
+		n = get_node(s, nid);
+		if (n && n->shared)
+			nr += READ_ONCE(n->shared->count);
 	}
 	return nr;
+}
+
+/* Give up to @max of the oldest objects of @nid's shared array back. */
+static unsigned int trim_shared(struct kmem_cache *s, int nid, unsigned long max)
+{
+	struct kmem_cache_node *n = get_node(s, nid);
+	unsigned int nr = 0;
+	unsigned long flags;
+	LIST_HEAD(discard);
+
+	if (!n || !READ_ONCE(n->shared))
+		return 0;
+	spin_lock_irqsave(&n->shared_lock, flags);
+	if (n->shared) {
+		nr = min_t(unsigned long, n->shared->count, max);
+		sleb_free_to_slabs(s, n->shared->objects, nr, &discard);
+		sleb_array_drop_oldest(n->shared, nr);
+	}
+	spin_unlock_irqrestore(&n->shared_lock, flags);
+	sleb_discard_list(&discard);
+	return nr;
+}
+
+/* The shrinker's requests to the other CPUs of a node, not waited for. */
+static DEFINE_PER_CPU(struct sleb_flush_work, sleb_shrink_works);
+
+/* Whether @cpu holds objects in any queue; the caller holds slab_mutex. */
+static bool cpu_holds_objects(int cpu)
+{
+	struct kmem_cache *s;
+
+	lockdep_assert_held(&slab_mutex);
+	list_for_each_entry(s, &slab_caches, list)
+		if (READ_ONCE(per_cpu_ptr(s->cpu, cpu)->queue->count))
+			return true;
+	return false;
+}
+
+/* Up to @max of the oldest objects of this CPU's queues, newest cache first. */
+static unsigned long trim_this_cpu_all(unsigned long max)
+{
+	struct kmem_cache *s;
+	unsigned long done = 0;
+
+	lockdep_assert_held(&slab_mutex);
+	list_for_each_entry(s, &slab_caches, list) {
+		if (done >= max)
+			break;
+		done += trim_this_cpu(s, max - done);
+	}
+	return done;
+}
+
+/* Another CPU's part of a shrinker call; it only tries to take slab_mutex. */
+static void sleb_shrink_work(struct work_struct *w)
+{
+	struct sleb_flush_work *fw = container_of(w, struct sleb_flush_work, work);
+
+	if (!mutex_trylock(&slab_mutex))
+		return;
+	fw->done = trim_this_cpu_all(fw->budget);
+	mutex_unlock(&slab_mutex);
+}
+
+/*
+ * Give up to @max objects of the queues of the CPUs at home on @nid back:
+ * this CPU's here and now (credited to this reclaim), the others' by work
+ * items that are not waited for -- reclaim must not stall behind a CPU
+ * that does not get to run them.  Returns what was given back here.
+ */
+static unsigned long trim_node_queues(int nid, unsigned long max)
+{
+	unsigned long done = 0, budget;
+	unsigned int cpu, others = 0;
+	struct cpumask *cpus;
+
+	lockdep_assert_held(&slab_mutex);
+	migrate_disable();
+	if (home_node() == nid)
+		done = trim_this_cpu_all(max);
+	if (done >= max || !READ_ONCE(sleb_wq) || !mutex_trylock(&sleb_flush_mutex)) {
+		migrate_enable();
+		return done;
+	}
+	cpus = &sleb_flush_cpus;
+	cpumask_clear(cpus);
+	for_each_online_cpu(cpu)
+		if (cpu != smp_processor_id() && per_cpu(sleb_home_node, cpu) == nid &&
+		    cpu_holds_objects(cpu))
+			cpumask_set_cpu(cpu, cpus);
+	migrate_enable();
+	others = cpumask_weight(cpus);
+	budget = others ? DIV_ROUND_UP(max - done, others) : 0;
+	for_each_cpu(cpu, cpus) {
+		struct sleb_flush_work *fw = per_cpu_ptr(&sleb_shrink_works, cpu);
+
+		if (work_pending(&fw->work))
+			continue;
+		fw->budget = budget;
+		queue_work_on(cpu, sleb_wq, &fw->work);
+	}
+	mutex_unlock(&sleb_flush_mutex);
+	return done;
 }
 
 static unsigned long sleb_shrink_count(struct shrinker *shrink,
@@ -1957,7 +2105,7 @@ static unsigned long sleb_shrink_count(struct shrinker *shrink,
 	/* Reclaim inside kmem_cache_create() must not wait for slab_mutex. */
 	if (!mutex_trylock(&slab_mutex))
 		return 0;
-	nr = count_queued_locked();
+	nr = count_idle_node(sc->nid);
 	mutex_unlock(&slab_mutex);
 	return nr ? nr : SHRINK_EMPTY;
 }
@@ -1965,8 +2113,8 @@ static unsigned long sleb_shrink_count(struct shrinker *shrink,
 static unsigned long sleb_shrink_scan(struct shrinker *shrink,
 				      struct shrink_control *sc)
 {
+	unsigned long want = sc->nr_to_scan, freed = 0;
 	struct kmem_cache *s;
-	unsigned long nr;
 
 	if (!cpus_read_trylock())
 		return SHRINK_STOP;
@@ -1974,29 +2122,33 @@ static unsigned long sleb_shrink_scan(struct shrinker *shrink,
 		cpus_read_unlock();
 		return SHRINK_STOP;
 	}
-	nr = count_queued_locked();
-	if (nr) {
-		flush_cpu_queues(NULL);
-		list_for_each_entry(s, &slab_caches, list)
-			flush_shared_arrays(s);
+	list_for_each_entry(s, &slab_caches, list) {
+		if (freed >= want)
+			break;
+		freed += trim_shared(s, sc->nid, want - freed);
 	}
+	if (freed < want)
+		freed += trim_node_queues(sc->nid, want - freed);
 	mutex_unlock(&slab_mutex);
 	cpus_read_unlock();
-	return nr ? nr : SHRINK_STOP;
+	return freed ? freed : SHRINK_STOP;
 }
 
 static struct shrinker sleb_shrinker = {
 	.count_objects = sleb_shrink_count,
 	.scan_objects = sleb_shrink_scan,
 	.seeks = DEFAULT_SEEKS,
+	.flags = SHRINKER_NUMA_AWARE,
 };
 
 static int __init sleb_reap_init(void)
 {
 	int cpu, ret;
 
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
 		INIT_DEFERRABLE_WORK(per_cpu_ptr(&sleb_reap_work, cpu), sleb_reap);
+		INIT_WORK(&per_cpu_ptr(&sleb_shrink_works, cpu)->work, sleb_shrink_work);
+	}
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "mm/sleb:reap",
 				sleb_reap_online, sleb_reap_offline);
 	if (ret < 0)
@@ -2288,7 +2440,7 @@ static int calculate_sizes(struct kmem_cache *s)
 	return 0;
 }
 
-static int sysfs_slab_add(struct kmem_cache *s);
+static void sysfs_slab_add(struct kmem_cache *s);
 static int sysfs_slab_alias(struct kmem_cache *s, const char *name);
 
 int __kmem_cache_create(struct kmem_cache *s, slab_flags_t flags)
@@ -2314,11 +2466,8 @@ int __kmem_cache_create(struct kmem_cache *s, slab_flags_t flags)
 		if (err)
 			goto out;
 	}
-	if (slab_state >= FULL) {
-		err = sysfs_slab_add(s);
-		if (err)
-			goto out;
-	}
+	if (slab_state >= FULL)
+		sysfs_slab_add(s);
 	return 0;
 out:
 	__kmem_cache_release(s);
@@ -2401,6 +2550,7 @@ static void sleb_rehome_work(struct work_struct *w)
 /* Point every CPU at its nearest node with memory after sleb_nodes changed. */
 static void rehome_cpus(void)
 {
+	struct sleb_flush_work req = { };
 	unsigned int cpu;
 	int home;
 
@@ -2417,7 +2567,8 @@ static void rehome_cpus(void)
 		}
 		cpumask_clear(&sleb_flush_cpus);
 		cpumask_set_cpu(cpu, &sleb_flush_cpus);
-		run_on_flush_cpus(sleb_rehome_work, NULL, home);
+		req.home = home;
+		run_on_flush_cpus(sleb_rehome_work, &req);
 	}
 	mutex_unlock(&sleb_flush_mutex);
 }
@@ -2806,21 +2957,48 @@ EXPORT_SYMBOL_GPL(sleb_test_home_node);
  * sleb_test_reap - one reap pass over a cache on the calling CPU
  * @s: the cache
  *
- * Looks at this CPU's queue and at its node's shared array as the periodic
- * reaper does, whether or not it is the node's turn.
+ * Looks at this CPU's queue and at the shared arrays this CPU reaps (its
+ * home node's; on the first online CPU also those of nodes that are no
+ * CPU's home) as the periodic reaper does, whether or not it is their
+ * turn.  Call with preemption disabled or from a CPU-bound kworker.
  *
  * Return: the number of objects given back to the slabs.
  */
 unsigned int sleb_test_reap(struct kmem_cache *s)
 {
-	struct kmem_cache_node *n = get_node(s, home_node());
 	unsigned int nr = reap_cpu_queue(s);
+	struct kmem_cache_node *n;
+	nodemask_t nodes;
+	int nid;
 
-	if (n)
-		nr += reap_shared(s, n, true);
+	reap_nodes(&nodes);
+	for_each_node_mask(nid, nodes) {
+		n = get_node(s, nid);
+		if (n)
+			nr += reap_shared(s, n, true);
+	}
 	return nr;
 }
 EXPORT_SYMBOL_GPL(sleb_test_reap);
+
+/**
+ * sleb_test_shrink - one call of the shrinker's scan
+ * @nid: the node under pressure
+ * @nr: how many objects reclaim asks to scan
+ *
+ * Return: what the scan returned: the objects given back, or SHRINK_STOP.
+ */
+unsigned long sleb_test_shrink(int nid, unsigned long nr)
+{
+	struct shrink_control sc = {
+		.gfp_mask = GFP_KERNEL,
+		.nid = nid,
+		.nr_to_scan = nr,
+	};
+
+	return sleb_shrink_scan(&sleb_shrinker, &sc);
+}
+EXPORT_SYMBOL_GPL(sleb_test_shrink);
 
 /**
  * sleb_test_queue_count - objects in this CPU's queue of a cache
@@ -3309,11 +3487,7 @@ static ssize_t sleb_attr_store(struct kobject *kobj, struct attribute *attr,
 
 static void sleb_kobj_release(struct kobject *kobj)
 {
-	struct kmem_cache *s = to_cache(kobj);
-
-	/* A failed registration: kmem_cache_create() frees the cache itself. */
-	if (s->kobj_frees)
-		slab_kmem_cache_release(s);
+	slab_kmem_cache_release(to_cache(kobj));
 }
 
 static const struct sysfs_ops sleb_sysfs_ops = {
@@ -3353,33 +3527,31 @@ static void sysfs_remove_alias_link(const char *name)
 }
 
 /*
- * The directory /sys/kernel/slab/<name>.  A second cache of the name of
- * another (allowed, as in SLAB) has none and still works; any other
- * failure fails the creation of the cache.
+ * The directory /sys/kernel/slab/<name>.  A cache without one works all
+ * the same: a second cache of the name of another (allowed, as in SLAB),
+ * or one whose directory could not be made.  Once initialised, the kobject
+ * owns the cache whether it was added or not: sysfs_slab_release() drops
+ * the last reference when the cache is destroyed, and its release frees
+ * the cache, once, however late (CONFIG_DEBUG_KOBJECT_RELEASE).
  */
-static int sysfs_slab_add(struct kmem_cache *s)
+static void sysfs_slab_add(struct kmem_cache *s)
 {
 	int err;
 
 	lockdep_assert_held(&slab_mutex);
 	if (sysfs_name_taken(s->name)) {
 		pr_info("SLEB: a second cache named %s has no sysfs directory\n", s->name);
-		return 0;
+		return;
 	}
 	sysfs_remove_alias_link(s->name);
 	s->kobj.kset = slab_kset;
 	err = kobject_init_and_add(&s->kobj, &sleb_ktype, NULL, "%s", s->name);
 	if (err) {
-		pr_err("SLEB: cannot register /sys/kernel/slab/%s (error %d)\n", s->name, err);
-		/* Frees the name only: kobj_frees is still false. */
-		kobject_put(&s->kobj);
-		/* sysfs_slab_release() must not put it again. */
-		memset(&s->kobj, 0, sizeof(s->kobj));
-		return err;
+		pr_warn("SLEB: cache %s works without /sys/kernel/slab/%s (error %d)\n",
+			s->name, s->name, err);
+		return;
 	}
-	s->kobj_frees = true;
 	kobject_uevent(&s->kobj, KOBJ_ADD);
-	return 0;
 }
 
 static inline bool sysfs_slab_registered(struct kmem_cache *s)
@@ -3458,9 +3630,8 @@ late_initcall(sleb_sysfs_init);
 
 #else /* !CONFIG_SYSFS */
 
-static inline int sysfs_slab_add(struct kmem_cache *s)
+static inline void sysfs_slab_add(struct kmem_cache *s)
 {
-	return 0;
 }
 
 static inline int sysfs_slab_alias(struct kmem_cache *s, const char *name)

@@ -39,6 +39,15 @@ static inline void *slab_object(struct kmem_cache *s, struct slab *slab,
 
 void sleb_flush_all(struct kmem_cache *s);
 
+#if defined(CONFIG_SLEB_DEBUG) && IS_ENABLED(CONFIG_KUNIT)
+bool sleb_kunit_counts_error(void);
+#else
+static inline bool sleb_kunit_counts_error(void)
+{
+	return false;
+}
+#endif
+
 /* The debugging flags sleb_debug= and kmem_cache_create() may set. */
 #define SLEB_DEBUG_FLAGS (SLAB_CONSISTENCY_CHECKS | SLAB_RED_ZONE | \
 			  SLAB_POISON | SLAB_STORE_USER | SLAB_TRACE)

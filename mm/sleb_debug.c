@@ -343,7 +343,7 @@ static void write_patterns(struct kmem_cache *s, void *object, unsigned long sta
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /* A KUnit test with a "slab_errors" resource counts reports instead. */
-static bool kunit_counts_error(void)
+bool sleb_kunit_counts_error(void)
 {
 	struct kunit_resource *res;
 
@@ -355,11 +355,6 @@ static bool kunit_counts_error(void)
 	(*(int *)res->data)++;
 	kunit_put_resource(res);
 	return true;
-}
-#else
-static inline bool kunit_counts_error(void)
-{
-	return false;
 }
 #endif
 
@@ -448,7 +443,7 @@ static __printf(4, 5) bool report_object(struct kmem_cache *s, struct slab *slab
 	struct va_format vaf;
 	va_list args;
 
-	if (kunit_counts_error())
+	if (sleb_kunit_counts_error())
 		return false;
 	va_start(args, fmt);
 	vaf.fmt = fmt;
@@ -580,14 +575,14 @@ static bool free_pointer_ok(struct kmem_cache *s, struct slab *slab, void *objec
 	void *base;
 
 	if (!slab) {
-		if (!kunit_counts_error()) {
+		if (!sleb_kunit_counts_error()) {
 			report_start(s, "Object 0x%p is not a slab object", object);
 			report_end();
 		}
 		return false;
 	}
 	if (slab->slab_cache != s) {
-		if (!kunit_counts_error()) {
+		if (!sleb_kunit_counts_error()) {
 			report_start(s, "Object 0x%p freed into the wrong cache", object);
 			pr_err("It belongs to %s\n",
 			       slab->slab_cache ? slab->slab_cache->name : "no cache");
@@ -760,7 +755,7 @@ static unsigned long validate_node(struct kmem_cache *s, int node,
 	slabs += partial;
 	if (partial != n->nr_partial || slabs != n->nr_slabs ||
 	    objects != n->total_objects) {
-		if (!kunit_counts_error()) {
+		if (!sleb_kunit_counts_error()) {
 			report_start(s, "Node %d counts %lu slabs, %lu partial, %lu objects",
 				     node, n->nr_slabs, n->nr_partial, n->total_objects);
 			pr_err("Its lists hold %lu slabs, %lu partial, %lu objects\n",

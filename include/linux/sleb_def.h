@@ -106,8 +106,6 @@ struct sleb_order_objects {
  * @useroffset: usercopy region offset
  * @usersize: usercopy region size
  * @kobj: sysfs directory
- * @kobj_frees: dropping the last reference to @kobj frees the cache; set
- *	once the directory exists, when kmem_cache_create() can no longer fail
  * @random_seq: precomputed object order for new slabs
  * @kasan_info: KASAN metadata
  * @validate_errors: problems found by the last validation through sysfs
@@ -137,7 +135,6 @@ struct kmem_cache {
 	unsigned int usersize;
 #ifdef CONFIG_SYSFS
 	struct kobject kobj;
-	bool kobj_frees;
 #endif
 #ifdef CONFIG_SLAB_FREELIST_RANDOM
 	unsigned int *random_seq;
@@ -191,6 +188,7 @@ int sleb_test_tune(struct kmem_cache *s, unsigned int queue, unsigned int batch,
 		   unsigned int shared);
 unsigned int sleb_test_queue_count(struct kmem_cache *s);
 unsigned int sleb_test_reap(struct kmem_cache *s);
+unsigned long sleb_test_shrink(int nid, unsigned long nr);
 unsigned int sleb_test_cpu_queue_count(struct kmem_cache *s, unsigned int cpu);
 int sleb_test_home_node(void);
 void sleb_test_usage(struct kmem_cache *s, struct sleb_counts *c);
