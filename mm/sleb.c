@@ -574,6 +574,14 @@ static void sleb_free_to_slabs(struct kmem_cache *s, void * const *objs, unsigne
 	}
 }
 
+/* Give the @nr oldest objects of @a back to the slabs; @a's lock is held. */
+static void array_give_back_oldest(struct kmem_cache *s, struct sleb_array *a,
+				   unsigned int nr, struct list_head *discard)
+{
+	sleb_free_to_slabs(s, a->objects, nr, discard);
+	sleb_array_drop_oldest(a, nr);
+}
+
 /* === Shared arrays ======================================================= */
 
 /* Offer objects of node @n to its shared array; returns how many it took. */
@@ -1650,8 +1658,7 @@ static unsigned int trim_this_cpu(struct kmem_cache *s, unsigned long max)
 	q = cpu_queue(s);
 	nr = min_t(unsigned long, q->count, max);
 	if (nr) {
-		sleb_free_to_slabs(s, q->objects, nr, &discard);
-		sleb_array_drop_oldest(q, nr);
+		array_give_back_oldest(s, q, nr, &discard);
 		stat(s, QUEUE_FLUSH);
 	}
 	local_unlock_irqrestore(&s->cpu->lock, flags);
@@ -1823,8 +1830,7 @@ static unsigned int reap_cpu_queue(struct kmem_cache *s)
 		c->touched = false;
 	} else if (q->count) {
 		nr = reap_share(q);
-		sleb_free_to_slabs(s, q->objects, nr, &discard);
-		sleb_array_drop_oldest(q, nr);
+		array_give_back_oldest(s, q, nr, &discard);
 		stat(s, QUEUE_REAP);
 	}
 	local_unlock_irqrestore(&s->cpu->lock, flags);
@@ -1855,8 +1861,7 @@ static unsigned int reap_shared(struct kmem_cache *s, struct kmem_cache_node *n,
 		n->shared_touched = false;
 	} else if (a && a->count) {
 		nr = reap_share(a);
-		sleb_free_to_slabs(s, a->objects, nr, &discard);
-		sleb_array_drop_oldest(a, nr);
+		array_give_back_oldest(s, a, nr, &discard);
 		stat(s, QUEUE_REAP);
 	}
 	spin_unlock_irqrestore(&n->shared_lock, flags);
@@ -2007,8 +2012,7 @@ static unsigned int trim_shared(struct kmem_cache *s, int nid, unsigned long max
 	spin_lock_irqsave(&n->shared_lock, flags);
 	if (n->shared) {
 		nr = min_t(unsigned long, n->shared->count, max);
-		sleb_free_to_slabs(s, n->shared->objects, nr, &discard);
-		sleb_array_drop_oldest(n->shared, nr);
+		array_give_back_oldest(s, n->shared, nr, &discard);
 	}
 	spin_unlock_irqrestore(&n->shared_lock, flags);
 	sleb_discard_list(&discard);
