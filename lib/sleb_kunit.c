@@ -805,22 +805,41 @@ static int load_thread(void *arg)
 	return 0;
 }
 
-static void test_resize_under_load(struct kunit *test)
+/* A load_thread() on every online CPU; stop_load() ends them. */
+static struct task_struct **start_load(struct kunit *test, struct load *l)
 {
 	struct task_struct **threads;
-	struct load l = { .s = counted_cache(test, "sleb-kunit-resize") };
-	unsigned int cpu, i, q;
-	struct sleb_counts c;
+	unsigned int cpu;
 
 	threads = kunit_kcalloc(test, nr_cpu_ids, sizeof(*threads), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, threads);
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
-		threads[cpu] = kthread_create_on_cpu(load_thread, &l, cpu, "sleb-kunit/%u");
+		threads[cpu] = kthread_create_on_cpu(load_thread, l, cpu, "sleb-kunit/%u");
 		if (!IS_ERR(threads[cpu]))
 			wake_up_process(threads[cpu]);
 	}
 	cpus_read_unlock();
+	return threads;
+}
+
+static void stop_load(struct task_struct **threads)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		if (!IS_ERR_OR_NULL(threads[cpu]))
+			kthread_stop(threads[cpu]);
+}
+
+static void test_resize_under_load(struct kunit *test)
+{
+	struct task_struct **threads;
+	struct load l = { .s = counted_cache(test, "sleb-kunit-resize") };
+	unsigned int i, q;
+	struct sleb_counts c;
+
+	threads = start_load(test, &l);
 
 	for (i = 0; i < 200; i++) {
 		q = 4 + get_random_u32_below(200);
@@ -830,9 +849,7 @@ static void test_resize_under_load(struct kunit *test)
 			kmem_cache_shrink(l.s);
 		usleep_range(200, 500);
 	}
-	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-		if (!IS_ERR_OR_NULL(threads[cpu]))
-			kthread_stop(threads[cpu]);
+	stop_load(threads);
 
 	KUNIT_EXPECT_EQ(test, atomic_read(&l.errors), 0);
 	KUNIT_EXPECT_GT(test, atomic_long_read(&l.ops), 0L);
@@ -855,17 +872,9 @@ static void test_resize_races(struct kunit *test)
 	struct load l = { .s = counted_cache(test, "sleb-kunit-races"), .shrink = true };
 	struct task_struct **threads;
 	struct sleb_counts c;
-	unsigned int cpu, i;
+	unsigned int i;
 
-	threads = kunit_kcalloc(test, nr_cpu_ids, sizeof(*threads), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, threads);
-	cpus_read_lock();
-	for_each_online_cpu(cpu) {
-		threads[cpu] = kthread_create_on_cpu(load_thread, &l, cpu, "sleb-kunit/%u");
-		if (!IS_ERR(threads[cpu]))
-			wake_up_process(threads[cpu]);
-	}
-	cpus_read_unlock();
+	threads = start_load(test, &l);
 
 	for (i = 0; i < 200; i++) {
 		unsigned int queue = i & 2 ? 200 : 4;
@@ -873,9 +882,7 @@ static void test_resize_races(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, sleb_test_tune(l.s, queue, queue / 2, i & 1 ? 64 : 0), 0);
 		cond_resched();
 	}
-	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-		if (!IS_ERR_OR_NULL(threads[cpu]))
-			kthread_stop(threads[cpu]);
+	stop_load(threads);
 
 	KUNIT_EXPECT_EQ(test, atomic_read(&l.errors), 0);
 	KUNIT_EXPECT_GT(test, atomic_long_read(&l.ops), 0L);
