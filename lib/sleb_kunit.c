@@ -1362,6 +1362,49 @@ static void test_debug_bitmap(struct kunit *test)
 	kmem_cache_destroy(s);
 }
 
+/*
+ * A red-zoned slab whose bitmap is at its end keeps a guard between the
+ * last object and the bitmap: a write just past the last object is found
+ * by validate and leaves the bitmap as it was.  A bit set past the last
+ * object is found too.  8-byte objects: more than BITS_PER_LONG a slab.
+ */
+static void test_debug_bitmap_guard(struct kunit *test)
+{
+	struct kmem_cache *s = kmem_cache_create("TestSleb_guard", 8, 0,
+						 SLAB_RED_ZONE | SLAB_NO_USER_FLAGS, NULL);
+	unsigned long map[2];
+	unsigned int bits;
+	struct slab *slab;
+	u8 *start;
+	void *p;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->flags |= SLAB_SKIP_KFENCE;
+	p = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	slab = virt_to_slab(p);
+	KUNIT_ASSERT_FALSE(test, sleb_map_in_struct(slab->objects));
+	KUNIT_EXPECT_EQ(test, sleb_validate_cache(s), 0L);
+
+	start = slab_address(slab) + slab->objects * s->size;
+	KUNIT_EXPECT_GE(test, (u8 *)slab->free_map_ext - start, (long)sizeof(long));
+	memcpy(map, slab_map(slab), sizeof(map));
+	corrupt(start, 0x12);
+	KUNIT_EXPECT_EQ(test, memcmp(map, slab_map(slab), sizeof(map)), 0);
+	KUNIT_EXPECT_EQ(test, sleb_validate_cache(s), 1L);
+	KUNIT_EXPECT_EQ(test, sleb_validate_cache(s), 0L);
+
+	bits = sleb_map_words(slab->objects) * BITS_PER_LONG;
+	if (bits > slab->objects) {
+		set_bit(bits - 1, slab_map(slab));
+		KUNIT_EXPECT_EQ(test, sleb_validate_cache(s), 1L);
+		KUNIT_EXPECT_FALSE(test, test_bit(bits - 1, slab_map(slab)));
+	}
+	KUNIT_EXPECT_EQ(test, slab_errors, bits > slab->objects ? 2 : 1);
+	kmem_cache_free(s, p);
+	kmem_cache_destroy(s);
+}
+
 #define SLAB_PAIR_TRIES 8
 
 /*
@@ -1561,6 +1604,7 @@ static struct kunit_case sleb_debug_test_cases[] = {
 	KUNIT_CASE(test_debug_poison_validate),
 	KUNIT_CASE(test_debug_poison_alloc),
 	KUNIT_CASE(test_debug_bitmap),
+	KUNIT_CASE(test_debug_bitmap_guard),
 	KUNIT_CASE(test_debug_double_free),
 	KUNIT_CASE(test_debug_bad_pointers),
 	KUNIT_CASE(test_debug_free_non_slab),

@@ -1010,7 +1010,6 @@ static __always_inline bool queueable(struct slab *slab)
  */
 static noinline void queue_free_slow(struct kmem_cache *s, struct slab *slab, void *x,
 				     unsigned long flags)
-	__releases(&s->cpu->lock)
 {
 	struct sleb_array *q = cpu_queue(s);
 	LIST_HEAD(discard);
@@ -1122,28 +1121,35 @@ static __always_inline bool sleb_free_hook(struct kmem_cache *s, void *x, bool i
 }
 
 /*
- * The slab is looked up inside each copy, after the choice: looked up
- * before it, the fast copy would keep the lookup's result for the debug
- * copy's call.
+ * The checks and hooks of a free; returns whether @x goes on to a queue.
+ * (In __sleb_free() the slab is looked up inside each copy, after the
+ * choice: looked up before it, the fast copy would keep the lookup's
+ * result for the debug copy's call.)
  */
-static __always_inline void __sleb_free(struct kmem_cache *s, void *x,
-					unsigned long caller, bool debug)
+static __always_inline bool sleb_free_checks(struct kmem_cache *s, struct slab *slab,
+					     void *x, unsigned long caller, bool debug)
 {
-	struct slab *slab = virt_to_slab(x);
-
 	if (debug && !sleb_debug_free(s, slab, x, caller))
-		return;
+		return false;
 	if (unlikely(!slab)) {
 		sleb_report_bad_free(s, x, "free of a non-slab pointer");
-		return;
+		return false;
 	}
 	memcg_slab_free_hook(s, slab, &x, 1);
 	if (unlikely(is_kfence_address(x))) {
 		sleb_free_hook(s, x, false);
 		if (kfence_free(x))
-			return;
+			return false;
 	}
-	if (sleb_free_hook(s, x, slab_want_init_on_free(s)))
+	return sleb_free_hook(s, x, slab_want_init_on_free(s));
+}
+
+static __always_inline void __sleb_free(struct kmem_cache *s, void *x,
+					unsigned long caller, bool debug)
+{
+	struct slab *slab = virt_to_slab(x);
+
+	if (sleb_free_checks(s, slab, x, caller, debug))
 		queue_free(s, slab, x);
 }
 
@@ -1231,17 +1237,84 @@ void ___cache_free(struct kmem_cache *cache, void *x, unsigned long addr)
 
 /* === Bulk interface ====================================================== */
 
+/*
+ * Queue @nr objects of @s that passed their checks, under one acquisition
+ * of the cpu lock for as long as the queue takes them; an object it does
+ * not take goes the way of a single free (queue_free_slow(), which drains
+ * the queue a batch at a time, into the slabs per node and slab).
+ */
+static void queue_free_bulk(struct kmem_cache *s, void **p, size_t nr)
+{
+	unsigned long flags;
+	size_t i = 0, start;
+
+	while (i < nr) {
+		struct sleb_array *q;
+		struct slab *slab = NULL;
+
+		local_lock_irqsave(&s->cpu->lock, flags);
+		q = cpu_queue(s);
+		for (start = i; i < nr; i++) {
+			slab = virt_to_slab(p[i]);
+			if (unlikely(!queueable(slab) || q->count >= q->size ||
+				     freed_just_now(q, p[i])))
+				break;
+			q->objects[q->count++] = p[i];
+		}
+		stat_add(s, FREE_FASTPATH, i - start);
+		if (i == nr) {
+			local_unlock_irqrestore(&s->cpu->lock, flags);
+			return;
+		}
+		queue_free_slow(s, slab, p[i++], flags);
+	}
+}
+
+static noinline bool sleb_free_checks_debug(struct kmem_cache *s, struct slab *slab,
+					    void *x, unsigned long caller)
+{
+	return sleb_free_checks(s, slab, x, caller, true);
+}
+
+/**
+ * kmem_cache_free_bulk - free objects
+ * @s: the cache of every object, or NULL for objects from kmalloc()
+ * @size: how many
+ * @p: the objects; overwritten
+ *
+ * Each object passes the checks and hooks of kmem_cache_free(); those
+ * that go on to the queue are queued together (queue_free_bulk()).
+ */
 void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
 {
-	size_t i;
+	size_t i, nr = 0;
 
-	for (i = 0; i < size; i++) {
-		if (!s) {
+	if (!s) {
+		for (i = 0; i < size; i++)
 			kfree(p[i]);
+		return;
+	}
+	for (i = 0; i < size; i++) {
+		struct kmem_cache *c = cache_from_obj(s, p[i]);
+		void *x = p[i];
+		bool queue;
+
+		if (!c)
+			continue;
+		trace_kmem_cache_free(_RET_IP_, x, c);
+		if (unlikely(c != s)) {
+			/* Reported by cache_from_obj(); freed to its own cache. */
+			sleb_free(c, x, _RET_IP_);
 			continue;
 		}
-		kmem_cache_free(s, p[i]);
+		if (sleb_debug_cache(s))
+			queue = sleb_free_checks_debug(s, virt_to_slab(x), x, _RET_IP_);
+		else
+			queue = sleb_free_checks(s, virt_to_slab(x), x, _RET_IP_, false);
+		if (queue)
+			p[nr++] = x;
 	}
+	queue_free_bulk(s, p, nr);
 }
 EXPORT_SYMBOL(kmem_cache_free_bulk);
 
@@ -2019,8 +2092,18 @@ static unsigned int trim_shared(struct kmem_cache *s, int nid, unsigned long max
 	return nr;
 }
 
-/* The shrinker's requests to the other CPUs of a node, not waited for. */
-static DEFINE_PER_CPU(struct sleb_flush_work, sleb_shrink_works);
+/**
+ * struct sleb_shrink_request - the shrinker's request to another CPU
+ * @work: runs on that CPU, not waited for
+ * @budget: the most objects to give back; the shrinker's calls add to it
+ *	while @work is pending, and @work takes all of it
+ */
+struct sleb_shrink_request {
+	struct work_struct work;
+	atomic_long_t budget;
+};
+
+static DEFINE_PER_CPU(struct sleb_shrink_request, sleb_shrink_requests);
 
 /* Whether @cpu holds objects in any queue; the caller holds slab_mutex. */
 static bool cpu_holds_objects(int cpu)
@@ -2049,30 +2132,37 @@ static unsigned long trim_this_cpu_all(unsigned long max)
 	return done;
 }
 
-/* Another CPU's part of a shrinker call; it only tries to take slab_mutex. */
+/*
+ * Another CPU's part of the shrinker's calls.  It only tries to take
+ * slab_mutex; if it cannot, the budget waits for the next request.
+ */
 static void sleb_shrink_work(struct work_struct *w)
 {
-	struct sleb_flush_work *fw = container_of(w, struct sleb_flush_work, work);
+	struct sleb_shrink_request *r = container_of(w, struct sleb_shrink_request, work);
 
 	if (!mutex_trylock(&slab_mutex))
 		return;
-	fw->done = trim_this_cpu_all(fw->budget);
+	trim_this_cpu_all(atomic_long_xchg(&r->budget, 0));
 	mutex_unlock(&slab_mutex);
 }
 
 /*
  * Give up to @max objects of the queues of the CPUs at home on @nid back:
- * this CPU's here and now (credited to this reclaim), the others' by work
- * items that are not waited for -- reclaim must not stall behind a CPU
- * that does not get to run them.  Returns what was given back here.
+ * this CPU's here and now (credited to this reclaim), the rest by the
+ * other CPUs' work items, which are not waited for -- reclaim must not
+ * stall behind a CPU that does not get to run them.  A request adds to
+ * the budget of a work item still pending, so that every object reclaim
+ * asked for is given back, by this call or a later one.  Returns what was
+ * given back here; *@handed_out says whether other CPUs were asked.
  */
-static unsigned long trim_node_queues(int nid, unsigned long max)
+static unsigned long trim_node_queues(int nid, unsigned long max, bool *handed_out)
 {
 	unsigned long done = 0, budget;
 	unsigned int cpu, others = 0;
 	struct cpumask *cpus;
 
 	lockdep_assert_held(&slab_mutex);
+	*handed_out = false;
 	migrate_disable();
 	if (home_node() == nid)
 		done = trim_this_cpu_all(max);
@@ -2090,14 +2180,13 @@ static unsigned long trim_node_queues(int nid, unsigned long max)
 	others = cpumask_weight(cpus);
 	budget = others ? DIV_ROUND_UP(max - done, others) : 0;
 	for_each_cpu(cpu, cpus) {
-		struct sleb_flush_work *fw = per_cpu_ptr(&sleb_shrink_works, cpu);
+		struct sleb_shrink_request *r = per_cpu_ptr(&sleb_shrink_requests, cpu);
 
-		if (work_pending(&fw->work))
-			continue;
-		fw->budget = budget;
-		queue_work_on(cpu, sleb_wq, &fw->work);
+		atomic_long_add(budget, &r->budget);
+		queue_work_on(cpu, sleb_wq, &r->work);
 	}
 	mutex_unlock(&sleb_flush_mutex);
+	*handed_out = others != 0;
 	return done;
 }
 
@@ -2118,6 +2207,7 @@ static unsigned long sleb_shrink_scan(struct shrinker *shrink,
 				      struct shrink_control *sc)
 {
 	unsigned long want = sc->nr_to_scan, freed = 0;
+	bool handed_out = false;
 	struct kmem_cache *s;
 
 	if (!cpus_read_trylock())
@@ -2132,9 +2222,12 @@ static unsigned long sleb_shrink_scan(struct shrinker *shrink,
 		freed += trim_shared(s, sc->nid, want - freed);
 	}
 	if (freed < want)
-		freed += trim_node_queues(sc->nid, want - freed);
+		freed += trim_node_queues(sc->nid, want - freed, &handed_out);
 	mutex_unlock(&slab_mutex);
 	cpus_read_unlock();
+	/* Scanned, to be freed by other CPUs: reclaim goes on asking. */
+	if (!freed && handed_out)
+		return 0;
 	return freed ? freed : SHRINK_STOP;
 }
 
@@ -2151,7 +2244,7 @@ static int __init sleb_reap_init(void)
 
 	for_each_possible_cpu(cpu) {
 		INIT_DEFERRABLE_WORK(per_cpu_ptr(&sleb_reap_work, cpu), sleb_reap);
-		INIT_WORK(&per_cpu_ptr(&sleb_shrink_works, cpu)->work, sleb_shrink_work);
+		INIT_WORK(&per_cpu_ptr(&sleb_shrink_requests, cpu)->work, sleb_shrink_work);
 	}
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "mm/sleb:reap",
 				sleb_reap_online, sleb_reap_offline);
@@ -2403,11 +2496,21 @@ static unsigned int choose_order(unsigned int size)
 	return get_order(size);
 }
 
-static void set_geometry(struct sleb_order_objects *oo, unsigned int size,
-			 unsigned int order)
+/*
+ * @objects of @size in a slab of @order, and room for a bitmap guard
+ * (SLEB_MAP_GUARD) with red zoning: one object fewer when the bitmap at
+ * the end would touch the last object.
+ */
+static void set_geometry(struct kmem_cache *s, struct sleb_order_objects *oo,
+			 unsigned int size, unsigned int order)
 {
+	unsigned int objects = sleb_slab_objects(size, order);
+
+	if ((s->flags & SLAB_RED_ZONE) && !sleb_map_in_struct(objects) &&
+	    sleb_map_offset(objects, order) < (unsigned long)objects * size + SLEB_MAP_GUARD)
+		objects--;
 	oo->order = order;
-	oo->objects = sleb_slab_objects(size, order);
+	oo->objects = objects;
 }
 
 static int calculate_sizes(struct kmem_cache *s)
@@ -2423,8 +2526,8 @@ static int calculate_sizes(struct kmem_cache *s)
 		return -EINVAL;
 	s->size = size;
 	s->reciprocal_size = reciprocal_value(size);
-	set_geometry(&s->oo, size, choose_order(size));
-	set_geometry(&s->min, size, get_order(size));
+	set_geometry(s, &s->oo, size, choose_order(size));
+	set_geometry(s, &s->min, size, get_order(size));
 	if (!s->oo.objects || !s->min.objects)
 		return -EINVAL;
 

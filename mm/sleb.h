@@ -37,6 +37,25 @@ static inline void *slab_object(struct kmem_cache *s, struct slab *slab,
 	return slab_base(s, slab) + idx * s->size;
 }
 
+/*
+ * With red zoning, a slab whose bitmap is at its end keeps at least
+ * SLEB_MAP_GUARD bytes between the last object and the bitmap: a guard
+ * that the debug code fills and checks, so that a write past the last
+ * object's red zone is reported instead of changing which objects are
+ * free.
+ */
+#define SLEB_MAP_GUARD sizeof(unsigned long)
+
+/* The bytes between the last object and the bitmap; none if it is in struct slab. */
+static inline unsigned int slab_map_guard(struct kmem_cache *s, struct slab *slab,
+					  u8 **start)
+{
+	*start = slab_address(slab) + slab->objects * s->size;
+	if (sleb_map_in_struct(slab->objects))
+		return 0;
+	return (u8 *)slab->free_map_ext - *start;
+}
+
 void sleb_flush_all(struct kmem_cache *s);
 
 #if defined(CONFIG_SLEB_DEBUG) && IS_ENABLED(CONFIG_KUNIT)

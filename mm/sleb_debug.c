@@ -514,9 +514,13 @@ static unsigned int check_patterns(struct kmem_cache *s, struct slab *slab,
 /* Called for every new slab of a debug cache, before it is listed. */
 void sleb_debug_init_slab(struct kmem_cache *s, struct slab *slab)
 {
-	unsigned int i;
+	unsigned int i, guard;
+	u8 *start;
 
 	metadata_access_enable();
+	guard = slab_map_guard(s, slab, &start);
+	if ((s->flags & SLAB_RED_ZONE) && guard)
+		memset(start, SLUB_RED_INACTIVE, guard);
 	for (i = 0; i < slab->objects; i++) {
 		void *object = slab_object(s, slab, i);
 
@@ -703,17 +707,44 @@ static unsigned int validate_object(struct kmem_cache *s, struct slab *slab,
 	return check_patterns(s, slab, object, state, false);
 }
 
+/*
+ * The bitmap's own consistency: no bit set past the last object, and with
+ * red zoning the guard between the last object and the bitmap intact.
+ * Both are reported and restored.
+ */
+static unsigned int validate_map(struct kmem_cache *s, struct slab *slab)
+{
+	unsigned int bits = sleb_map_words(slab->objects) * BITS_PER_LONG;
+	unsigned long *map = slab_map(slab);
+	unsigned int errors = 0, guard;
+	u8 *start;
+
+	if (find_next_bit(map, bits, slab->objects) < bits) {
+		report_object(s, slab, NULL, "Slab 0x%p bitmap has bits past object %u set",
+			      slab, slab->objects - 1);
+		bitmap_clear(map, slab->objects, bits - slab->objects);
+		errors++;
+	}
+	guard = slab_map_guard(s, slab, &start);
+	if ((s->flags & SLAB_RED_ZONE) && guard)
+		errors += !check_bytes(s, slab, NULL, "Bitmap guard", start, guard,
+				       SLUB_RED_INACTIVE, 0, false);
+	return errors;
+}
+
 static unsigned int validate_slab(struct kmem_cache *s, struct slab *slab,
 				  enum sleb_slab_list list)
 {
 	unsigned long *map = slab_map(slab);
-	unsigned int free = sleb_map_free_count(map, slab->objects);
-	unsigned int errors = 0, i;
+	unsigned int free, errors;
+	unsigned int i;
 
 	if (slab->slab_cache != s || slab->list != list || !slab->objects) {
 		report_object(s, slab, NULL, "Slab 0x%p not of this cache or list", slab);
 		return 1;
 	}
+	errors = validate_map(s, slab);
+	free = sleb_map_free_count(map, slab->objects);
 	if ((list == SLEB_LIST_FULL && free) || (list == SLEB_LIST_PARTIAL && !free)) {
 		report_object(s, slab, NULL, "Slab 0x%p with %u free objects on the %s list",
 			      slab, free, list == SLEB_LIST_FULL ? "full" : "partial");
