@@ -21,8 +21,8 @@
  * and its cpuset's memory_spread_slab (for SLAB_MEM_SPREAD caches) turn a
  * request without a node into a request for the node they pick.  Every
  * CPU gives back a fifth of its idle queues and of its node's idle shared
- * arrays every two seconds, and a shrinker empties them all under memory
- * pressure.
+ * arrays every two seconds, and under memory pressure a shrinker gives
+ * back as many as reclaim asks of the node under pressure.
  *
  * Lock order:
  *   1. cpu_hotplug_lock (read side: resizing and flushing queues)
@@ -42,7 +42,8 @@
  *
  * sleb_flush_mutex protects the per-cpu work items that empty queues on
  * their own CPUs (kmem_cache_shrink(), destroy, the shrinker, a change
- * of home node).  The work items take locks 5 to 7, never 1 to 4.
+ * of home node).  The work items take locks 5 to 7 and never wait for 1
+ * to 4; the shrinker's only try-locks slab_mutex.
  *
  * The reaper and the shrinker walk the caches under slab_mutex, which they
  * only try to take (the shrinker also cpu_hotplug_lock): reclaim can run
