@@ -1122,35 +1122,28 @@ static __always_inline bool sleb_free_hook(struct kmem_cache *s, void *x, bool i
 }
 
 /*
- * The checks and hooks of a free; returns whether @x goes on to a queue.
- * (In __sleb_free() the slab is looked up inside each copy, after the
- * choice: looked up before it, the fast copy would keep the lookup's
- * result for the debug copy's call.)
+ * The slab is looked up inside each copy, after the choice: looked up
+ * before it, the fast copy would keep the lookup's result for the debug
+ * copy's call.
  */
-static __always_inline bool sleb_free_checks(struct kmem_cache *s, struct slab *slab,
-					     void *x, unsigned long caller, bool debug)
-{
-	if (debug && !sleb_debug_free(s, slab, x, caller))
-		return false;
-	if (unlikely(!slab)) {
-		sleb_report_bad_free(s, x, "free of a non-slab pointer");
-		return false;
-	}
-	memcg_slab_free_hook(s, slab, &x, 1);
-	if (unlikely(is_kfence_address(x))) {
-		sleb_free_hook(s, x, false);
-		if (kfence_free(x))
-			return false;
-	}
-	return sleb_free_hook(s, x, slab_want_init_on_free(s));
-}
-
 static __always_inline void __sleb_free(struct kmem_cache *s, void *x,
 					unsigned long caller, bool debug)
 {
 	struct slab *slab = virt_to_slab(x);
 
-	if (sleb_free_checks(s, slab, x, caller, debug))
+	if (debug && !sleb_debug_free(s, slab, x, caller))
+		return;
+	if (unlikely(!slab)) {
+		sleb_report_bad_free(s, x, "free of a non-slab pointer");
+		return;
+	}
+	memcg_slab_free_hook(s, slab, &x, 1);
+	if (unlikely(is_kfence_address(x))) {
+		sleb_free_hook(s, x, false);
+		if (kfence_free(x))
+			return;
+	}
+	if (sleb_free_hook(s, x, slab_want_init_on_free(s)))
 		queue_free(s, slab, x);
 }
 
@@ -1238,84 +1231,17 @@ void ___cache_free(struct kmem_cache *cache, void *x, unsigned long addr)
 
 /* === Bulk interface ====================================================== */
 
-/*
- * Queue @nr objects of @s that passed their checks, under one acquisition
- * of the cpu lock for as long as the queue takes them; an object it does
- * not take goes the way of a single free (queue_free_slow(), which drains
- * the queue a batch at a time, into the slabs per node and slab).
- */
-static void queue_free_bulk(struct kmem_cache *s, void **p, size_t nr)
-{
-	unsigned long flags;
-	size_t i = 0, start;
-
-	while (i < nr) {
-		struct sleb_array *q;
-		struct slab *slab = NULL;
-
-		local_lock_irqsave(&s->cpu->lock, flags);
-		q = cpu_queue(s);
-		for (start = i; i < nr; i++) {
-			slab = virt_to_slab(p[i]);
-			if (unlikely(!queueable(slab) || q->count >= q->size ||
-				     freed_just_now(q, p[i])))
-				break;
-			q->objects[q->count++] = p[i];
-		}
-		stat_add(s, FREE_FASTPATH, i - start);
-		if (i == nr) {
-			local_unlock_irqrestore(&s->cpu->lock, flags);
-			return;
-		}
-		queue_free_slow(s, slab, p[i++], flags);
-	}
-}
-
-static noinline bool sleb_free_checks_debug(struct kmem_cache *s, struct slab *slab,
-					    void *x, unsigned long caller)
-{
-	return sleb_free_checks(s, slab, x, caller, true);
-}
-
-/**
- * kmem_cache_free_bulk - free objects
- * @s: the cache of every object, or NULL for objects from kmalloc()
- * @size: how many
- * @p: the objects; overwritten
- *
- * Each object passes the checks and hooks of kmem_cache_free(); those
- * that go on to the queue are queued together (queue_free_bulk()).
- */
 void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
 {
-	size_t i, nr = 0;
+	size_t i;
 
-	if (!s) {
-		for (i = 0; i < size; i++)
-			kfree(p[i]);
-		return;
-	}
 	for (i = 0; i < size; i++) {
-		struct kmem_cache *c = cache_from_obj(s, p[i]);
-		void *x = p[i];
-		bool queue;
-
-		if (!c)
-			continue;
-		trace_kmem_cache_free(_RET_IP_, x, c);
-		if (unlikely(c != s)) {
-			/* Reported by cache_from_obj(); freed to its own cache. */
-			sleb_free(c, x, _RET_IP_);
+		if (!s) {
+			kfree(p[i]);
 			continue;
 		}
-		if (sleb_debug_cache(s))
-			queue = sleb_free_checks_debug(s, virt_to_slab(x), x, _RET_IP_);
-		else
-			queue = sleb_free_checks(s, virt_to_slab(x), x, _RET_IP_, false);
-		if (queue)
-			p[nr++] = x;
+		kmem_cache_free(s, p[i]);
 	}
-	queue_free_bulk(s, p, nr);
 }
 EXPORT_SYMBOL(kmem_cache_free_bulk);
 
