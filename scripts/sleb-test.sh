@@ -161,39 +161,131 @@ count_lib_suites() {
 # passes this leaves them out (they run in one boot of scripts/sleb test).
 NO_LIB_SUITES=initcall_blacklist=maple_tree_seed,xarray_checks,ida_checks,test_rht_init
 
-# test_kernel ALLOC VARIANT TAG SCRIPT [APPEND]: build, boot SCRIPT, count.
-test_kernel() {
-	local alloc=$1 variant=$2 tag=$3 script=$4 log errs
-	if ! (build_kernel "$alloc" "$variant" >/dev/null); then
+SCENARIOS=$SLEB_TOP/scripts/scenarios
+
+# read_scenarios: the scenarios of scripts/scenarios as lines of seven
+# fields separated by '|', trimmed, comments and blank lines left out.
+read_scenarios() {
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$SCENARIOS" |
+		awk -F'|' '{
+			if (NF != 7) { print "bad line: " $0 > "/dev/stderr"; exit 1 }
+			out = ""
+			for (i = 1; i <= 7; i++) {
+				f = $i
+				gsub(/^[ \t]+|[ \t]+$/, "", f)
+				out = out (i > 1 ? "|" : "") f
+			}
+			print out
+		}'
+}
+
+# scenario_selected NAME GLOBS: whether NAME matches one of the
+# comma-separated GLOBS (all when GLOBS is empty).
+scenario_selected() {
+	local name=$1 globs=$2 g
+	[ -n "$globs" ] || return 0
+	local IFS=,
+	for g in $globs; do
+		# shellcheck disable=SC2053 # $g is a glob
+		[[ $name == $g ]] && return 0
+	done
+	return 1
+}
+
+# scenario_set LINE: the fields of a scenario line as SC_* variables, and
+# what the boot gets: SC_APPEND (the command line, with the library suites
+# left out of a lockdep boot that does not count them) and SC_TIMEOUT.
+scenario_set() {
+	IFS='|' read -r SC_NAME SC_VARIANT SC_RUN SC_SCRIPT SC_MODULES SC_COUNTS SC_CMDLINE <<<"$1"
+	[ "$SC_MODULES" = - ] && SC_MODULES=""
+	[ "$SC_COUNTS" = - ] && SC_COUNTS=""
+	SC_APPEND=$SC_CMDLINE
+	if [ "$SC_VARIANT" = lockdep ] && [ "$SC_COUNTS" != lib ]; then
+		SC_APPEND="$NO_LIB_SUITES${SC_APPEND:+ $SC_APPEND}"
+	fi
+	# KASAN, and lockdep with the library suites (the maple tree's alone
+	# checks 12.6 million things), under TCG.
+	SC_TIMEOUT=600
+	[ "$SC_VARIANT" = debug ] && SC_TIMEOUT=1200
+	[ "$SC_COUNTS" = lib ] && SC_TIMEOUT=1800
+	return 0
+}
+
+# scenario_command ALLOC: the scripts/sleb run command of the current
+# scenario (scenario_set), as a user types it.
+scenario_command() {
+	local cmd="scripts/sleb run --alloc=$1 --variant=$SC_VARIANT" m
+	[ -n "$SC_RUN" ] && cmd="$cmd $SC_RUN"
+	[ "$HOTPLUG_CYCLES" != 10 ] && cmd="$cmd --soak"
+	cmd="$cmd --timeout=$SC_TIMEOUT --script=scripts/guest/$SC_SCRIPT"
+	for m in $SC_MODULES; do
+		cmd="$cmd --module=$m"
+	done
+	[ -n "$SC_APPEND" ] && cmd="$cmd --append='$SC_APPEND'"
+	echo "$cmd"
+}
+
+# test_list: the scenarios, one a line.
+test_list() {
+	local line lines
+	printf '%-16s %-8s %-22s %-16s %s\n' SCENARIO VARIANT TOPOLOGY SCRIPT "COMMAND LINE"
+	printf '%-16s %-8s %-22s %-16s %s\n' host - "(this machine)" - \
+		"userspace harness, scripts/sleb's refusals, series checks"
+	mapfile -t lines < <(read_scenarios)
+	for line in "${lines[@]}"; do
+		scenario_set "$line"
+		printf '%-16s %-8s %-22s %-16s %s\n' "$SC_NAME" "$SC_VARIANT" \
+			"${SC_RUN:-(2 CPUs, 1 node)}" "$SC_SCRIPT" "$SC_CMDLINE"
+	done
+}
+
+# scenario_modules ALLOC: build the current scenario's modules against its
+# kernel; sets GUEST_FILES.  A module that does not build fails the boot.
+scenario_modules() {
+	local alloc=$1 tag=$2 m
+	GUEST_FILES=""
+	for m in $SC_MODULES; do
+		if guest_module "$m" "$(build_dir "$alloc" "$SC_VARIANT")"; then
+			t_ok "$tag: $m module builds"
+			GUEST_FILES="$GUEST_FILES $MODULE_KO:$MODULE_GUEST_PATH"
+		else
+			t_fail "$tag: $m module builds"
+			return 1
+		fi
+	done
+	GUEST_FILES=${GUEST_FILES# }
+}
+
+# test_scenario ALLOC LINE: build, boot, count one scenario.
+test_scenario() {
+	local alloc=$1 tag log errs
+	scenario_set "$2"
+	tag=$alloc-$SC_NAME
+	if ! (build_kernel "$alloc" "$SC_VARIANT" >/dev/null); then
 		t_fail "$tag: kernel builds"
 		return
 	fi
-	build_kernel "$alloc" "$variant" >/dev/null 2>&1
-	RUN_ALLOC=$alloc RUN_VARIANT=$variant RUN_QUIET=1 RUN_APPEND=${5:-} RUN_TIMEOUT=600
-	# Under KASAN everything is slower; every report counts, not just
-	# the first.
-	if [ "$variant" = debug ]; then
-		RUN_TIMEOUT=1200
-		RUN_APPEND="kasan_multi_shot $RUN_APPEND"
-	elif [ "$variant" = lockdep ]; then
-		# lockdep under TCG, and the library suites at boot before the
-		# guest script (the maple tree's alone checks 12.6 million things).
-		RUN_TIMEOUT=1800
-	fi
+	build_kernel "$alloc" "$SC_VARIANT" >/dev/null 2>&1
+	scenario_modules "$alloc" "$tag" || return 0
+	RUN_ALLOC=$alloc RUN_VARIANT=$SC_VARIANT RUN_QUIET=1 RUN_APPEND=$SC_APPEND
+	RUN_TIMEOUT=$SC_TIMEOUT RUN_SMP=2 RUN_NUMA=1 RUN_MEM=1G RUN_DIMM=0 RUN_ICOUNT=0
+	local o
+	for o in $SC_RUN; do
+		parse_run_option "$o" || die "$SCENARIOS: $SC_NAME: '$o' is no option of scripts/sleb run"
+	done
+	check_run_options
 	log=$SLEB_CACHE/logs/test-$tag.log
-	guest_run "$KERNEL" "$SLEB_TOP/scripts/guest/$script" "$log" || true
+	guest_run "$KERNEL" "$SLEB_TOP/scripts/guest/$SC_SCRIPT" "$log" || true
+	GUEST_FILES=""
 	if [ "$GUEST_RC" = 255 ]; then
-		t_fail "$tag: boots and runs $script ($GUEST_ERROR)"
+		t_fail "$tag: boots and runs $SC_SCRIPT ($GUEST_ERROR)"
 	else
-		t_result "$GUEST_RC" "$tag: $script exits 0 (status $GUEST_RC, ${GUEST_SECONDS} s)"
+		t_result "$GUEST_RC" "$tag: $SC_SCRIPT exits 0 (status $GUEST_RC, ${GUEST_SECONDS} s)"
 	fi
 	count_kunit "$log" "$tag"
-	case " ${5:-} " in
-	*" init_on_alloc=1 "* | *" init_on_free=1 "*) count_meminit "$log" "$tag" ;;
-	esac
-	case " ${5:-} " in
-	*" $NO_LIB_SUITES "*) ;;
-	*) [ "$variant" != lockdep ] || count_lib_suites "$log" "$tag" ;;
+	case $SC_COUNTS in
+	lib) count_lib_suites "$log" "$tag" ;;
+	meminit) count_meminit "$log" "$tag" ;;
 	esac
 	count_guest_tap "$log" "$tag"
 	errs=$(console_errors "$log")
@@ -230,6 +322,9 @@ run --numa=x|bad --numa 'x'
 run --timeout=soon|bad --timeout 'soon'
 run --dimm-node|--dimm-node needs --numa=2 or more
 test --bogus|test: unknown option '--bogus'
+test --only=nope|--only=nope names no scenario
+test --only=|--only needs a scenario name or glob
+run --module=bogus|unknown module 'bogus'
 bench --rounds=0|bench: --rounds must be 1..100
 bench --allocs=slab-nodebug|only sleb and slub have debugging code
 bench --allocs=sleb,sleb|--allocs names sleb twice
@@ -260,82 +355,58 @@ test_host() {
 }
 
 cmd_test() {
-	local a kernels alloc v t0
+	local a alloc t0 line lines only="" list=0 dry=0 n=0
 	for a in "$@"; do
 		case $a in
 		--soak) HOTPLUG_CYCLES=100 ;;
+		--list) list=1 ;;
+		--only=*)
+			only=${a#*=}
+			[ -n "$only" ] || die "test: --only needs a scenario name or glob (see scripts/sleb test --list)"
+			;;
+		--dry-run) dry=1 ;;
 		*) die "test: unknown option '$a' (see scripts/sleb help)" ;;
 		esac
 	done
-	t0=$(date +%s)
-	mkdir -p "$SLEB_CACHE/logs"
+	read_scenarios >/dev/null || die "test: $SCENARIOS has a bad line"
+	mapfile -t lines < <(read_scenarios)
+	if [ "$list" = 1 ]; then
+		test_list
+		return 0
+	fi
 	if [ -f "$SLEB_TOP/mm/sleb.c" ]; then
 		alloc=sleb
 	else
 		alloc=slub
 	fi
-	# Two kernels: debug (KASAN, KFENCE, kmemleak, lockdep) and lockdep
-	# (lockdep, DEBUG_VM, DEBUG_LIST, DEBUG_OBJECTS, no KASAN).  The fast
-	# variant is what scripts/sleb bench measures; every boot it would
-	# make here the lockdep kernel makes, with lockdep watching.
-	kernels="$alloc:debug $alloc:lockdep"
+	if [ -n "$only" ]; then
+		for line in "${lines[@]}"; do
+			scenario_set "$line"
+			scenario_selected "$SC_NAME" "$only" && n=$((n + 1))
+		done
+		scenario_selected host "$only" && n=$((n + 1))
+		[ "$n" -gt 0 ] || die "test: --only=$only names no scenario (see scripts/sleb test --list)"
+	fi
+	if [ "$dry" = 1 ]; then
+		for line in "${lines[@]}"; do
+			scenario_set "$line"
+			scenario_selected "$SC_NAME" "$only" || continue
+			echo "# $alloc-$SC_NAME"
+			scenario_command "$alloc"
+		done
+		return 0
+	fi
+	t0=$(date +%s)
+	mkdir -p "$SLEB_CACHE/logs"
 	prepare_source
 	guest_base_initramfs
-	echo "# base: $(base_version) + $(series_patches | wc -l) patches; kernels: $kernels"
-	test_host
-	# lockdep without KASAN's and kmemleak's slowness: the allocator
-	# under the guest suite's load (hackbench, stress-ng, hotplug), the
-	# library suites at boot (count_lib_suites), and the allocator's
-	# KUnit suites: the glob takes sleb and sleb_debug, or slub_test on a
-	# checkout without SLEB (the variant builds no other suite; the glob
-	# says which run).
-	test_kernel "$alloc" lockdep "$alloc-lockdep" suite.sh "kunit.filter_glob=sl[eu]b*"
-	# The KUnit suites of KASAN and KFENCE (debug variant) run once each.
-	# KASAN's with KFENCE off: an object of a KASAN case that KFENCE
-	# samples is reported by KFENCE, not KASAN, and the case fails (seen:
-	# kmem_cache_double_free).  The glob takes kasan, sleb and sleb_debug,
-	# not kfence (6.1's filter_glob is one pattern).
-	test_kernel "$alloc" debug "$alloc-debug" suite.sh \
-		"kfence.sample_interval=0 kunit.filter_glob=[ks][la][se]*"
-	# The other lockdep boots leave the library suites out: they ran above.
-	test_kernel "$alloc" lockdep "$alloc-lockdep-init_on" meminit.sh \
-		"$NO_LIB_SUITES init_on_alloc=1 init_on_free=1"
-	# The kernel's checkers against the allocator: LKDTM, FAILSLAB, kmemleak
-	# and its test module, memcg kmem (scripts/guest/debug.sh); KUnit: sleb,
-	# sleb_debug and kfence (KFENCE's objects are not SLEB-debugged).
-	if [ "$alloc" = sleb ]; then
-		if build_kernel "$alloc" debug >/dev/null 2>&1 &&
-			build_module "$(build_dir "$alloc" debug)" kmemleak-test \
-				"$WORK/samples/kmemleak/kmemleak-test.c" >/dev/null; then
-			t_ok "$alloc-debug: kmemleak-test module builds"
-			GUEST_FILES="$MODULE_KO:/modules/kmemleak-test.ko" test_kernel "$alloc" debug \
-				"$alloc-debug-checkers" debug.sh \
-				"sleb_debug=FZPU init_on_alloc=1 init_on_free=1 kunit.filter_glob=[sk][lf]e[bn]*"
-		else
-			t_fail "$alloc-debug: kmemleak-test module builds"
-		fi
-	fi
-	# The benchmark module: its remote free case on two nodes, then once at
-	# a tiny N (loads, runs every case, unloads).
-	files=""
-	if build_kernel "$alloc" lockdep >/dev/null 2>&1 &&
-		files=$(kbench_smoke "$(build_dir "$alloc" lockdep)"); then
-		t_ok "$alloc-lockdep: kbench module builds"
-	else
-		files=""
-		t_fail "$alloc-lockdep: kbench module builds"
-	fi
-	RUN_NUMA=2
-	GUEST_FILES=$files test_kernel "$alloc" lockdep "$alloc-lockdep-numa2" numa.sh "$NO_LIB_SUITES"
-	# Four nodes, two of them with memory but no CPU.
-	RUN_NUMA=4
-	GUEST_FILES=$files test_kernel "$alloc" lockdep "$alloc-lockdep-numa4" numa.sh "$NO_LIB_SUITES"
-	# Memory hotplug: node 1 boots without memory, then its DIMM comes online.
-	RUN_NUMA=2 RUN_DIMM=1
-	GUEST_FILES=$files test_kernel "$alloc" lockdep "$alloc-lockdep-memhp" memhp.sh "$NO_LIB_SUITES"
-	RUN_DIMM=0 RUN_NUMA=1
-	[ -n "$files" ] && GUEST_FILES=$files test_kernel "$alloc" lockdep "$alloc-lockdep-kbench" \
-		kbench-smoke.sh "$NO_LIB_SUITES"
+	echo "# base: $(base_version) + $(series_patches | wc -l) patches; scenarios: $SCENARIOS"
+	scenario_selected host "$only" && test_host
+	for line in "${lines[@]}"; do
+		scenario_set "$line"
+		scenario_selected "$SC_NAME" "$only" || continue
+		test_scenario "$alloc" "$line"
+	done
 	echo "# took $(($(date +%s) - t0)) s"
 	echo "$T_PASS passed, $T_FAIL failed"
 	[ "$T_FAIL" = 0 ]
@@ -395,13 +466,20 @@ build_kbench() {
 	KBENCH_KO=$MODULE_KO
 }
 
-# kbench_smoke OUT: build the kbench module against the kernel build OUT and
-# print the GUEST_FILES entry that puts it where scripts/guest/kbench-smoke.sh
-# looks for it; returns 1 when it does not build.  For example:
-#   files=$(kbench_smoke "$OUT") && GUEST_FILES=$files guest_run ... kbench-smoke.sh ...
-kbench_smoke() {
-	build_kbench "$1" || return 1
-	echo "$KBENCH_KO:/kbench/slab_bench.ko"
+# guest_module NAME OUT: build module NAME against the kernel built in OUT;
+# sets MODULE_KO and MODULE_GUEST_PATH, where the guest scripts look for it.
+guest_module() {
+	case $1 in
+	kbench)
+		build_kbench "$2" || return 1
+		MODULE_GUEST_PATH=/kbench/slab_bench.ko
+		;;
+	kmemleak-test)
+		build_module "$2" kmemleak-test "$WORK/samples/kmemleak/kmemleak-test.c" >/dev/null || return 1
+		MODULE_GUEST_PATH=/modules/kmemleak-test.ko
+		;;
+	*) die "unknown module '$1' (kbench or kmemleak-test)" ;;
+	esac
 }
 
 # bench_parse ROUND ALLOC LOG: the SLEB-BENCH lines of a console log as rows
@@ -434,6 +512,10 @@ bench_parse() {
 			} else if (kind == "mem") {
 				row("slab_kb", "phase=" kv["phase"], kv["slab_kb"], "kB")
 				row("sunreclaim_kb", "phase=" kv["phase"], kv["sunreclaim_kb"], "kB")
+			} else if (kind == "reclaim") {
+				row("reclaim_ipis", "seconds=" kv["seconds"], kv["ipis_per_s"], "IPIs/s")
+				row("reclaim_slab_kb", "stat=mean seconds=" kv["seconds"], kv["slab_kb_mean"], "kB")
+				row("reclaim_slab_kb", "stat=max seconds=" kv["seconds"], kv["slab_kb_max"], "kB")
 			} else if (kind == "slabs" && ("partial" in kv))
 				row("partial_slabs", "phase=" kv["phase"] " source=" kv["source"], kv["partial"], "slabs")
 		}'
@@ -470,6 +552,9 @@ METRICS = [
     ("slab_kb", "Slab in /proc/meminfo", "kB, lower is better"),
     ("sunreclaim_kb", "SUnreclaim in /proc/meminfo", "kB, lower is better"),
     ("partial_slabs", "partial slabs", "slabs, lower is better"),
+    ("reclaim_ipis", "function-call IPIs under reclaim (stress-ng --vm, CAL of /proc/interrupts)",
+     "IPIs per second, lower is better"),
+    ("reclaim_slab_kb", "Slab under reclaim (stress-ng --vm), sampled each second", "kB, lower is better"),
     ("text_bytes", "kernel text size", "bytes, lower is better"),
 ]
 rank = {m[0]: i for i, m in enumerate(METRICS)}
