@@ -3,14 +3,24 @@
 
 T_PASS=0
 T_FAIL=0
+# T_TAP: a file every result line is appended to as well (the scenario's
+# results.tap); T_LOG: the log a failure points at ("# log: PATH").
+T_TAP=""
+T_LOG=""
+
+t_line() {
+	echo "$1"
+	[ -z "$T_TAP" ] || echo "$1" >>"$T_TAP"
+}
 
 t_ok() {
-	echo "ok - $*"
+	t_line "ok - $*"
 	T_PASS=$((T_PASS + 1))
 }
 
 t_fail() {
-	echo "not ok - $*"
+	t_line "not ok - $*"
+	[ -z "$T_LOG" ] || t_line "# log: $T_LOG"
 	T_FAIL=$((T_FAIL + 1))
 }
 
@@ -256,32 +266,11 @@ scenario_modules() {
 	GUEST_FILES=${GUEST_FILES# }
 }
 
-# test_scenario ALLOC LINE: build, boot, count one scenario.
-test_scenario() {
-	local alloc=$1 tag log errs
-	scenario_set "$2"
-	tag=$alloc-$SC_NAME
-	if ! (build_kernel "$alloc" "$SC_VARIANT" >/dev/null); then
-		t_fail "$tag: kernel builds"
-		return
-	fi
-	build_kernel "$alloc" "$SC_VARIANT" >/dev/null 2>&1
-	scenario_modules "$alloc" "$tag" || return 0
-	RUN_ALLOC=$alloc RUN_VARIANT=$SC_VARIANT RUN_QUIET=1 RUN_APPEND=$SC_APPEND
-	RUN_TIMEOUT=$SC_TIMEOUT RUN_SMP=2 RUN_NUMA=1 RUN_MEM=1G RUN_DIMM=0 RUN_ICOUNT=0
-	local o
-	for o in $SC_RUN; do
-		parse_run_option "$o" || die "$SCENARIOS: $SC_NAME: '$o' is no option of scripts/sleb run"
-	done
-	check_run_options
-	log=$SLEB_CACHE/logs/test-$tag.log
-	guest_run "$KERNEL" "$SLEB_TOP/scripts/guest/$SC_SCRIPT" "$log" || true
-	GUEST_FILES=""
-	if [ "$GUEST_RC" = 255 ]; then
-		t_fail "$tag: boots and runs $SC_SCRIPT ($GUEST_ERROR)"
-	else
-		t_result "$GUEST_RC" "$tag: $SC_SCRIPT exits 0 (status $GUEST_RC, ${GUEST_SECONDS} s)"
-	fi
+# count_scenario TAG LOG: count what the console LOG of the current
+# scenario (scenario_set) shows; the boot's own status is counted by the
+# caller.  On a failure the last 60 lines go to tail.txt beside LOG.
+count_scenario() {
+	local tag=$1 log=$2 errs failed=$T_FAIL
 	count_kunit "$log" "$tag"
 	case $SC_COUNTS in
 	lib) count_lib_suites "$log" "$tag" ;;
@@ -290,11 +279,86 @@ test_scenario() {
 	count_guest_tap "$log" "$tag"
 	errs=$(console_errors "$log")
 	if [ -n "$errs" ]; then
-		echo "$errs" | head -n 10 | sed 's/^/# /'
-		t_fail "$tag: console free of WARNING/BUG/lockdep/KASAN reports (log: $log)"
+		echo "$errs" | head -n 10 | while IFS= read -r l; do t_line "# $l"; done
+		t_fail "$tag: console free of WARNING/BUG/lockdep/KASAN reports"
 	else
 		t_ok "$tag: console free of WARNING/BUG/lockdep/KASAN reports"
 	fi
+	[ "$T_FAIL" = "$failed" ] || tail -n 60 "$log" >"$(dirname "$log")/tail.txt"
+}
+
+# test_scenario ALLOC LINE: build, boot, count one scenario; its console,
+# results and diagnostic tail go to $RESULTS/<scenario>/.
+test_scenario() {
+	local alloc=$1 tag dir log o
+	scenario_set "$2"
+	tag=$alloc-$SC_NAME
+	dir=$RESULTS/$SC_NAME
+	mkdir -p "$dir"
+	log=$dir/console.log
+	printf '%s\n%s\n' "$alloc" "$2" >"$dir/scenario"
+	T_TAP=$dir/results.tap T_LOG=$log
+	: >"$T_TAP"
+	if ! (build_kernel "$alloc" "$SC_VARIANT" >/dev/null); then
+		T_LOG=$(build_dir "$alloc" "$SC_VARIANT")/build.log
+		t_fail "$tag: kernel builds"
+		T_TAP="" T_LOG=""
+		return
+	fi
+	build_kernel "$alloc" "$SC_VARIANT" >/dev/null 2>&1
+	if ! scenario_modules "$alloc" "$tag"; then
+		T_TAP="" T_LOG=""
+		return 0
+	fi
+	RUN_ALLOC=$alloc RUN_VARIANT=$SC_VARIANT RUN_QUIET=1 RUN_APPEND=$SC_APPEND
+	RUN_TIMEOUT=$SC_TIMEOUT RUN_SMP=2 RUN_NUMA=1 RUN_MEM=1G RUN_DIMM=0 RUN_ICOUNT=0
+	for o in $SC_RUN; do
+		parse_run_option "$o" || die "$SCENARIOS: $SC_NAME: '$o' is no option of scripts/sleb run"
+	done
+	check_run_options
+	guest_run "$KERNEL" "$SLEB_TOP/scripts/guest/$SC_SCRIPT" "$log" || true
+	GUEST_FILES=""
+	if [ "$GUEST_RC" = 255 ]; then
+		t_fail "$tag: boots and runs $SC_SCRIPT"
+		t_line "# $GUEST_ERROR"
+	else
+		t_result "$GUEST_RC" "$tag: $SC_SCRIPT exits 0"
+		t_line "# status $GUEST_RC after ${GUEST_SECONDS} s"
+	fi
+	count_scenario "$tag" "$log"
+	T_TAP="" T_LOG=""
+}
+
+# cmd_recheck [DIR]: count the consoles of a finished run again (default:
+# the latest), without building or booting anything.
+cmd_recheck() {
+	local dir=${1:-$SLEB_CACHE/results/latest} d alloc line rc
+	[ $# -le 1 ] || die "recheck: one results folder at most"
+	[ -d "$dir" ] || die "recheck: no results folder '$dir'"
+	dir=$(cd "$dir" && pwd -P)
+	echo "# results: $dir"
+	for d in "$dir"/*/; do
+		d=${d%/}
+		[ -f "$d/scenario" ] || continue
+		alloc=$(sed -n 1p "$d/scenario")
+		line=$(sed -n 2p "$d/scenario")
+		scenario_set "$line"
+		T_LOG=$d/console.log
+		if [ ! -f "$T_LOG" ]; then
+			t_fail "$alloc-$SC_NAME: no console (it was not booted)"
+			continue
+		fi
+		rc=$(sed -n 's/^.*SLEB-GUEST-EXIT: \([0-9]*\).*/\1/p' "$T_LOG" | tail -n 1)
+		if [ -z "$rc" ]; then
+			t_fail "$alloc-$SC_NAME: boots and runs $SC_SCRIPT"
+		else
+			t_result "$rc" "$alloc-$SC_NAME: $SC_SCRIPT exits 0"
+		fi
+		count_scenario "$alloc-$SC_NAME" "$T_LOG"
+	done
+	T_LOG=""
+	echo "$T_PASS passed, $T_FAIL failed"
+	[ "$T_FAIL" = 0 ]
 }
 
 # test_cli: bad input to scripts/sleb is refused before any work, with a
@@ -325,6 +389,7 @@ test --bogus|test: unknown option '--bogus'
 test --only=nope|--only=nope names no scenario
 test --only=|--only needs a scenario name or glob
 run --module=bogus|unknown module 'bogus'
+recheck /nonexistent/sleb-results|no results folder
 bench --rounds=0|bench: --rounds must be 1..100
 bench --allocs=slab-nodebug|only sleb and slub have debugging code
 bench --allocs=sleb,sleb|--allocs names sleb twice
@@ -344,7 +409,7 @@ test_host() {
 		out=$(make -s -C "$h" check 2>&1)
 		rc=$?
 		set -e
-		echo "$out" | grep -E '^(ok|not ok) ' | while IFS= read -r l; do echo "$l"; done
+		echo "$out" | grep -E '^(ok|not ok) ' | while IFS= read -r l; do t_line "$l"; done
 		T_PASS=$((T_PASS + $(echo "$out" | grep -c '^ok ' || true)))
 		T_FAIL=$((T_FAIL + $(echo "$out" | grep -c '^not ok ' || true)))
 		[ "$rc" = 0 ] || t_fail "harness: make check exits 0 (status $rc)"
@@ -397,11 +462,20 @@ cmd_test() {
 		return 0
 	fi
 	t0=$(date +%s)
-	mkdir -p "$SLEB_CACHE/logs"
+	RESULTS=$SLEB_CACHE/results/$(date +%Y%m%d-%H%M%S)
+	mkdir -p "$RESULTS"
+	ln -sfn "$(basename "$RESULTS")" "$SLEB_CACHE/results/latest"
 	prepare_source
 	guest_base_initramfs
 	echo "# base: $(base_version) + $(series_patches | wc -l) patches; scenarios: $SCENARIOS"
-	scenario_selected host "$only" && test_host
+	echo "# results: $RESULTS"
+	if scenario_selected host "$only"; then
+		mkdir -p "$RESULTS/host"
+		T_TAP=$RESULTS/host/results.tap
+		: >"$T_TAP"
+		test_host
+		T_TAP=""
+	fi
 	for line in "${lines[@]}"; do
 		scenario_set "$line"
 		scenario_selected "$SC_NAME" "$only" || continue
