@@ -60,6 +60,7 @@ count_guest_tap() {
 		case $line in
 		"SLEB-TAP: ok - "*) t_ok "$tag: ${line#SLEB-TAP: ok - }" ;;
 		"SLEB-TAP: not ok - "*) t_fail "$tag: ${line#SLEB-TAP: not ok - }" ;;
+		"SLEB-TAP: # "*) t_line "${line#SLEB-TAP: }" ;;
 		esac
 	done < <(sed 's/^\[ *[0-9.]*\] //' "$log" | grep '^SLEB-TAP: ')
 	# kselftest_harness TAP: "ok N name", "not ok N name", skips are "ok N name # SKIP".

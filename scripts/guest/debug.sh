@@ -45,7 +45,8 @@ if [ -w "$dbg/kmemleak" ]; then
 		sleb_ok "kmemleak: no unreferenced object after boot"
 	else
 		kmemleak_show
-		sleb_fail "kmemleak: no unreferenced object after boot ($n found)"
+		sleb_fail "kmemleak: no unreferenced object after boot"
+		sleb_note "$n found"
 	fi
 	echo clear >"$dbg/kmemleak"
 	hackbench -g 4 -l 100 >/dev/null 2>&1
@@ -55,7 +56,8 @@ if [ -w "$dbg/kmemleak" ]; then
 		sleb_ok "kmemleak: no unreferenced object after hackbench and stress-ng"
 	else
 		kmemleak_show
-		sleb_fail "kmemleak: no unreferenced object after hackbench and stress-ng ($n found)"
+		sleb_fail "kmemleak: no unreferenced object after hackbench and stress-ng"
+		sleb_note "$n found"
 	fi
 	# The test module leaks on purpose: kmemleak must find its objects.
 	if [ -f /modules/kmemleak-test.ko ]; then
@@ -68,10 +70,11 @@ if [ -w "$dbg/kmemleak" ]; then
 		echo "SLEB-EXPECT-END kmemleak-test" >/dev/kmsg
 		# The module leaks 10 kmalloc, 2 vmalloc, a list of 10 and per-cpu objects.
 		if [ "${n:-0}" -ge 10 ]; then
-			sleb_ok "kmemleak: the kmemleak-test module's leaks are found ($n objects)"
+			sleb_ok "kmemleak: the kmemleak-test module's leaks are found"
 		else
-			sleb_fail "kmemleak: the kmemleak-test module's leaks are found (${n:-no} objects, want >= 10)"
+			sleb_fail "kmemleak: the kmemleak-test module's leaks are found"
 		fi
+		sleb_note "${n:-no} objects found, want >= 10"
 		echo clear >"$dbg/kmemleak"
 	else
 		sleb_fail "kmemleak: /modules/kmemleak-test.ko in the guest"
@@ -116,10 +119,11 @@ if [ -d "$dbg/failslab" ]; then
 	after=$(objects_in_use)
 	# Objects of other workers (kworkers, RCU) come and go: allow 10%.
 	if [ "$after" -le $((before + before / 10 + 64)) ]; then
-		sleb_ok "failslab: kmalloc objects in use back to $after (before: $before)"
+		sleb_ok "failslab: kmalloc objects in use back to what they were"
 	else
-		sleb_fail "failslab: kmalloc objects in use back to $after (before: $before, leak?)"
+		sleb_fail "failslab: kmalloc objects in use back to what they were"
 	fi
+	sleb_note "$after in use, $before before (10% and 64 allowed)"
 	: "$injected"
 else
 	sleb_fail "failslab: $dbg/failslab exists"

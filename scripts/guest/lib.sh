@@ -2,6 +2,9 @@
 # counts ("SLEB-TAP: ok - <name>" or "SLEB-TAP: not ok - <name>").
 sleb_ok() { echo "SLEB-TAP: ok - $*"; }
 sleb_fail() { echo "SLEB-TAP: not ok - $*"; }
+# sleb_note TEXT: what a check measured or saw, on a "#" line after its
+# result; the check's name stays the same from run to run.
+sleb_note() { echo "SLEB-TAP: # $*"; }
 sleb_skip() { echo "SLEB-TAP: ok - $1 # SKIP $2"; }
 # sleb_check NAME CMD...: run CMD, pass if it exits 0; show its tail if not.
 sleb_check() {
@@ -11,7 +14,8 @@ sleb_check() {
 	else
 		rc=$?
 		tail -n 15 /tmp/sleb-check.out
-		sleb_fail "$name (exit $rc)"
+		sleb_fail "$name"
+		sleb_note "exit $rc"
 	fi
 }
 

@@ -40,10 +40,11 @@ if [ -f "$ko" ]; then
 		local_nr=${local_nr%% *}
 		of=${line##*of=}
 		if [ -n "$line" ] && [ "$of" -gt 0 ] && [ "$local_nr" = "$of" ]; then
-			sleb_ok "numa: after remote frees, $local_nr of $of kmalloc-$size allocations local"
+			sleb_ok "numa: after remote frees, all kmalloc-$size allocations local"
 		else
-			sleb_fail "numa: after remote frees, all kmalloc-$size allocations local (${line:-no remote_local line})"
+			sleb_fail "numa: after remote frees, all kmalloc-$size allocations local"
 		fi
+		sleb_note "${line:-no remote_local line}"
 	done
 else
 	sleb_fail "numa: $ko in the guest"
