@@ -1976,7 +1976,7 @@ MODULE_PARM_DESC(reap_interval_ms, "Milliseconds between reap passes (100-600000
  * CPU's queues if it is at home on N, and a work item for each other CPU
  * at home on N that holds objects.  No IPI: the shrinker runs often; a
  * CPU with nothing queued is left alone (one with objects, even an
- * isolated one, gets a work item: see README, Not yet).
+ * isolated one, gets a work item).
  */
 
 /* Objects in @nid's shared arrays and in the queues of CPUs at home there. */
