@@ -1627,4 +1627,5 @@ kunit_test_suites(&sleb_test_suite, &sleb_debug_test_suite);
 kunit_test_suite(sleb_test_suite);
 #endif
 
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 MODULE_LICENSE("GPL");

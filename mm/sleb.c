@@ -98,6 +98,7 @@
 #include <linux/swap.h>
 #include <linux/uaccess.h>
 #include <trace/events/kmem.h>
+#include <kunit/visibility.h>
 
 #include "internal.h"
 #include "sleb.h"
@@ -2959,7 +2960,7 @@ int sleb_test_tune(struct kmem_cache *s, unsigned int queue, unsigned int batch,
 {
 	return sleb_tune_in_use(s, queue, batch, shared);
 }
-EXPORT_SYMBOL_GPL(sleb_test_tune);
+EXPORT_SYMBOL_IF_KUNIT(sleb_test_tune);
 
 /**
  * sleb_test_cpu_queue_count - objects in the queue of another CPU
@@ -2972,7 +2973,7 @@ unsigned int sleb_test_cpu_queue_count(struct kmem_cache *s, unsigned int cpu)
 {
 	return READ_ONCE(per_cpu_ptr(s->cpu, cpu)->queue->count);
 }
-EXPORT_SYMBOL_GPL(sleb_test_cpu_queue_count);
+EXPORT_SYMBOL_IF_KUNIT(sleb_test_cpu_queue_count);
 
 /**
  * sleb_test_home_node - the node whose objects this CPU's queues hold
@@ -2985,7 +2986,7 @@ int sleb_test_home_node(void)
 {
 	return home_node();
 }
-EXPORT_SYMBOL_GPL(sleb_test_home_node);
+EXPORT_SYMBOL_IF_KUNIT(sleb_test_home_node);
 
 /**
  * sleb_test_reap - one reap pass over a cache on the calling CPU
@@ -3013,7 +3014,7 @@ unsigned int sleb_test_reap(struct kmem_cache *s)
 	}
 	return nr;
 }
-EXPORT_SYMBOL_GPL(sleb_test_reap);
+EXPORT_SYMBOL_IF_KUNIT(sleb_test_reap);
 
 /**
  * sleb_test_shrink - one call of the shrinker's scan
@@ -3032,7 +3033,7 @@ unsigned long sleb_test_shrink(int nid, unsigned long nr)
 
 	return sleb_shrink_scan(&sleb_shrinker, &sc);
 }
-EXPORT_SYMBOL_GPL(sleb_test_shrink);
+EXPORT_SYMBOL_IF_KUNIT(sleb_test_shrink);
 
 /**
  * sleb_test_queue_count - objects in this CPU's queue of a cache
@@ -3050,7 +3051,7 @@ unsigned int sleb_test_queue_count(struct kmem_cache *s)
 	local_unlock_irqrestore(&s->cpu->lock, flags);
 	return nr;
 }
-EXPORT_SYMBOL_GPL(sleb_test_queue_count);
+EXPORT_SYMBOL_IF_KUNIT(sleb_test_queue_count);
 
 /**
  * sleb_test_usage - count what a cache holds
@@ -3063,7 +3064,7 @@ void sleb_test_usage(struct kmem_cache *s, struct sleb_counts *c)
 	count_cache(s, c);
 	mutex_unlock(&slab_mutex);
 }
-EXPORT_SYMBOL_GPL(sleb_test_usage);
+EXPORT_SYMBOL_IF_KUNIT(sleb_test_usage);
 
 /**
  * sleb_test_node_usage - count what a cache holds on one node
@@ -3083,7 +3084,7 @@ int sleb_test_node_usage(struct kmem_cache *s, int node, struct sleb_counts *c)
 	mutex_unlock(&slab_mutex);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(sleb_test_node_usage);
+EXPORT_SYMBOL_IF_KUNIT(sleb_test_node_usage);
 
 /**
  * sleb_test_cpu_home_node - the home node of a CPU
@@ -3095,7 +3096,7 @@ int sleb_test_cpu_home_node(unsigned int cpu)
 {
 	return READ_ONCE(per_cpu(sleb_home_node, cpu));
 }
-EXPORT_SYMBOL_GPL(sleb_test_cpu_home_node);
+EXPORT_SYMBOL_IF_KUNIT(sleb_test_cpu_home_node);
 
 /**
  * sleb_test_node_memory - replay the memory hotplug notifier for a node
@@ -3128,7 +3129,7 @@ int sleb_test_node_memory(int nid, bool online)
 	mem_hotplug_done();
 	return ret;
 }
-EXPORT_SYMBOL_GPL(sleb_test_node_memory);
+EXPORT_SYMBOL_IF_KUNIT(sleb_test_node_memory);
 #endif /* CONFIG_SLEB_KUNIT_TEST */
 
 /* === sysfs =============================================================== */

@@ -58,6 +58,56 @@ static inline unsigned int slab_map_guard(struct kmem_cache *s, struct slab *sla
 
 void sleb_flush_all(struct kmem_cache *s);
 
+/**
+ * struct sleb_counts - what a cache holds, on one node or on all
+ * @slabs: slabs
+ * @partial: slabs on the partial lists
+ * @empty: partial slabs without an object in use
+ * @total: objects in the slabs
+ * @partial_total: objects in the partial slabs
+ * @free: free objects in the slabs (bits set; full slabs have none)
+ * @shared: free objects in the shared arrays
+ * @queued: free objects in the per-cpu queues
+ */
+struct sleb_counts {
+	unsigned long slabs;
+	unsigned long partial;
+	unsigned long empty;
+	unsigned long total;
+	unsigned long partial_total;
+	unsigned long free;
+	unsigned long shared;
+	unsigned long queued;
+};
+
+/**
+ * sleb_counts_in_use - objects handed out and not freed
+ * @c: the counts
+ *
+ * Return: the objects in use; 0 while racing counters disagree.
+ */
+static inline unsigned long sleb_counts_in_use(const struct sleb_counts *c)
+{
+	unsigned long idle = c->free + c->shared + c->queued;
+
+	return c->total > idle ? c->total - idle : 0;
+}
+
+#if IS_ENABLED(CONFIG_SLEB_KUNIT_TEST)
+/* For lib/sleb_kunit.c only: EXPORT_SYMBOL_IF_KUNIT(), namespace EXPORTED_FOR_KUNIT_TESTING. */
+int sleb_test_tune(struct kmem_cache *s, unsigned int queue, unsigned int batch,
+		   unsigned int shared);
+unsigned int sleb_test_queue_count(struct kmem_cache *s);
+unsigned int sleb_test_reap(struct kmem_cache *s);
+unsigned long sleb_test_shrink(int nid, unsigned long nr);
+unsigned int sleb_test_cpu_queue_count(struct kmem_cache *s, unsigned int cpu);
+int sleb_test_home_node(void);
+void sleb_test_usage(struct kmem_cache *s, struct sleb_counts *c);
+int sleb_test_node_usage(struct kmem_cache *s, int node, struct sleb_counts *c);
+int sleb_test_cpu_home_node(unsigned int cpu);
+int sleb_test_node_memory(int nid, bool online);
+#endif
+
 #if defined(CONFIG_SLEB_DEBUG) && IS_ENABLED(CONFIG_KUNIT)
 bool sleb_kunit_counts_error(void);
 #else

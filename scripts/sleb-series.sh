@@ -386,7 +386,7 @@ series_compile_checks() {
 		{ echo "$out" | head -n 10 | sed 's/^/# /'; } || true
 		t_fail "series: sparse (make C=2) on SLEB's objects is silent"
 	fi
-	out=$(cd "$WORK" && perl scripts/kernel-doc -none mm/sleb.c mm/sleb_debug.c mm/sleb_map.h include/linux/sleb_def.h 2>&1 || true)
+	out=$(cd "$WORK" && perl scripts/kernel-doc -none mm/sleb.c mm/sleb.h mm/sleb_debug.c mm/sleb_map.h include/linux/sleb_def.h 2>&1 || true)
 	if [ -z "$out" ]; then t_ok "series: kernel-doc -none on mm/sleb.c and its headers"; else
 		{ echo "$out" | head -n 10 | sed 's/^/# /'; } || true
 		t_fail "series: kernel-doc -none on mm/sleb.c and its headers"
