@@ -29,29 +29,20 @@ t_result() {
 	if [ "$1" = 0 ]; then t_ok "$2"; else t_fail "$2"; fi
 }
 
-# Count the KUnit cases of a console log: every case result one level
-# below its suite, and every suite whose plan was not met.
+# count_kunit LOG TAG: every KUnit case of a console log, as the kernel's
+# own KTAP parser (tools/testing/kunit/kunit.py parse, through
+# scripts/kunit_results.py) reads it; a suite with a crashed case or a
+# missing result line fails once more.
 count_kunit() {
 	local log=$1 tag=$2 line
 	while IFS= read -r line; do
 		case $line in
 		"PASS "*) t_ok "$tag: kunit ${line#PASS }" ;;
+		"SKIP "*) t_ok "$tag: kunit ${line#SKIP } # SKIP" ;;
 		"FAIL "*) t_fail "$tag: kunit ${line#FAIL }" ;;
 		esac
-	done < <(sed 's/^\[ *[0-9.]*\] //' "$log" | awk '
-		/^    # Subtest: / { suite = $3; plan = 0; seen = 0; next }
-		/^    1\.\.[0-9]+$/ { sub(/^ *1\.\./, ""); plan = $0; next }
-		/^    (not )?ok [0-9]+ / {
-			ok = ($1 == "ok"); name = $0
-			sub(/^ *(not )?ok [0-9]+ (- )?/, "", name)
-			seen++
-			print (ok ? "PASS " : "FAIL ") suite "." name
-			next
-		}
-		/^(not )?ok [0-9]+ / {
-			if (plan && seen != plan) print "FAIL " suite ": ran " seen " of " plan " cases"
-			plan = 0
-		}')
+	done < <(python3 "$SLEB_TOP/scripts/kunit_results.py" "$WORK" "$log" ||
+		echo "FAIL kunit.py parse of $log")
 }
 
 count_guest_tap() {
@@ -422,6 +413,12 @@ test_host() {
 	set -e
 	[ -z "$r" ] || echo "$r" | sed 's/^/# /'
 	t_result "$rc" "bench_report.py: ratios and spreads of a fixture"
+	set +e
+	r=$(python3 "$SLEB_TOP/scripts/tests/test_kunit_results.py" "$WORK" 2>&1)
+	rc=$?
+	set -e
+	[ -z "$r" ] || echo "$r" | sed 's/^/# /'
+	t_result "$rc" "kunit_results.py: passes, skips, failures and a crash of a fixture console"
 	if declare -F series_quick_check >/dev/null; then
 		series_quick_check
 	fi
