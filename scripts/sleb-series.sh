@@ -2,7 +2,7 @@
 # scripts/sleb series: the project as a git format-patch series against the
 # base; sourced by scripts/sleb.
 
-SERIES_GIT=$SLEB_CACHE/series/git
+SERIES_GIT=$SERIES_DIR/git
 SERIES_AUTHOR="SLEB developers <sleb@example.org>"
 SERIES_SOB="Signed-off-by: $SERIES_AUTHOR"
 # Userspace code under tools/testing/sleb (patch 6) spells out GCC attributes,
@@ -12,7 +12,7 @@ SERIES_TOOLS_EXCEPTIONS="[0-9]{4}-tools-testing-sleb-[^:]*:[0-9]*: (WARNING: Pre
 SERIES_KCONFIG_EXCEPTION="[0-9]*-mm-sleb-add-SLEB-the-Enhanced-Slab-Allocator.patch:[0-9]*: WARNING: It's generally not useful to have the filename in the file"
 
 sgit() {
-	GIT_DIR=$SERIES_GIT GIT_INDEX_FILE=$SLEB_CACHE/series/index \
+	GIT_DIR=$SERIES_GIT GIT_INDEX_FILE=$SERIES_DIR/index \
 		GIT_AUTHOR_NAME="SLEB developers" GIT_AUTHOR_EMAIL=sleb@example.org \
 		GIT_COMMITTER_NAME="SLEB developers" GIT_COMMITTER_EMAIL=sleb@example.org \
 		GIT_AUTHOR_DATE="2026-12-02T00:00:00Z" GIT_COMMITTER_DATE="2026-12-02T00:00:00Z" \
@@ -27,7 +27,7 @@ series_base() {
 		return 0
 	fi
 	note "recording the pristine base in $SERIES_GIT (once, about a minute)"
-	rm -rf "$SERIES_GIT" "$SLEB_CACHE/series/index"
+	rm -rf "$SERIES_GIT" "$SERIES_DIR/index"
 	mkdir -p "$SERIES_GIT"
 	sgit init -q
 	sgit config core.bare false
@@ -398,7 +398,7 @@ series_compile_checks() {
 # written and no warning names a SLEB file.  The other warnings of a
 # SPHINXDIRS build are references to documents outside mm/.
 series_htmldocs() {
-	local dir=$SLEB_CACHE/series/htmldocs out
+	local dir=$SERIES_DIR/htmldocs out
 	ensure_pkgs python3-sphinx python3-sphinx-rtd-theme
 	rm -rf "$dir/Documentation/output/mm"
 	out=$(cd "$WORK" && make O="$dir" SPHINXDIRS=mm htmldocs 2>&1 | grep -E 'WARNING|ERROR' |
@@ -413,7 +413,7 @@ series_htmldocs() {
 
 # The quick form run by "scripts/sleb test": the last patch's checks.
 series_quick_check() {
-	local out=$SLEB_CACHE/series/out
+	local out=$SERIES_DIR/out
 	if ! series_write "$out" >/dev/null; then
 		t_fail "series: the series can be generated"
 		return
@@ -425,7 +425,7 @@ series_quick_check() {
 
 # Full check: git am on a fresh tree, every patch builds with SLEB and SLUB.
 series_full_check() {
-	local out=$1 tree=$SLEB_CACHE/series/am-tree n=0 p alloc b
+	local out=$1 tree=$SERIES_DIR/am-tree n=0 p alloc b
 	rm -rf "$tree"
 	git clone -q --shared "$SERIES_GIT" "$tree" 2>/dev/null || git clone -q "$SERIES_GIT" "$tree"
 	(cd "$tree" && git checkout -q -b am base)
@@ -439,7 +439,7 @@ series_full_check() {
 		n=$((n + 1))
 		(cd "$tree" && git checkout -q "$p")
 		for alloc in sleb slub; do
-			b=$SLEB_CACHE/series/build-$alloc
+			b=$SERIES_DIR/build-$alloc
 			mkdir -p "$b"
 			if [ "$alloc" = sleb ] && [ ! -f "$tree/mm/sleb.c" ]; then
 				t_ok "series: patch $n builds with CONFIG_SLEB=y # SKIP SLEB not added yet"
@@ -468,7 +468,7 @@ cmd_series() {
 		*) die "series: unknown option '$a' (see scripts/sleb help)" ;;
 		esac
 	done
-	[ -n "$out" ] || out=$SLEB_CACHE/series/out
+	[ -n "$out" ] || out=$SERIES_DIR/out
 	case $out in /*) ;; *) out=$PWD/$out ;; esac
 	series_write "$out"
 	echo "# series written to $out"
