@@ -46,9 +46,9 @@ series_base() {
 series_plan() {
 	cat <<'EOF'
 mm/slab: always inline slab_want_init_on_alloc() and slab_want_init_on_free()
-	patch:0007-mm-slab-always-inline-the-init-on-alloc-and-free-checks.patch
+	patch:0001-mm-slab-always-inline-the-init-on-alloc-and-free-checks.patch
 mm/slab: prepare the shared slab code for SLEB
-	patch:0001-mm-slab-prepare-the-shared-slab-code-for-sleb.patch
+	patch:0002-mm-slab-prepare-the-shared-slab-code-for-sleb.patch
 mm/sleb: add SLEB, the Enhanced Slab Allocator
 	file:mm/sleb_map.h
 	file:include/linux/sleb_def.h
@@ -56,21 +56,21 @@ mm/sleb: add SLEB, the Enhanced Slab Allocator
 	file:mm/sleb.c
 	file:mm/sleb_debug.c
 	kconfig:-SLEB_KUNIT_TEST
-	patch:0002-mm-sleb-add-sleb-to-the-allocator-choice.patch
+	patch:0003-mm-sleb-add-sleb-to-the-allocator-choice.patch
 mm/sleb: debugging, KASAN and KFENCE in the shared code
-	patch:0005-mm-sleb-debugging-kasan-and-kfence-in-the-shared-code.patch
+	patch:0004-mm-sleb-debugging-kasan-and-kfence-in-the-shared-code.patch
 mm/sleb: add KUnit tests
 	file:lib/sleb_kunit.c
 	kconfig
-	patch:0006-lib-build-the-sleb-kunit-tests.patch
+	patch:0005-lib-build-the-sleb-kunit-tests.patch
 selftests/sleb: test the sysfs and /proc/slabinfo interface
 	dir:tools/testing/selftests/sleb
-	patch:0004-selftests-add-sleb-to-targets.patch
+	patch:0006-selftests-add-sleb-to-targets.patch
 tools/testing/sleb: userspace harness and fuzzer of the bookkeeping
 	dir:tools/testing/sleb
 Documentation/mm: document SLEB
 	file:Documentation/mm/sleb.rst
-	patch:0003-docs-mm-add-sleb-to-the-index.patch
+	patch:0007-docs-mm-add-sleb-to-the-index.patch
 MAINTAINERS: add an entry for SLEB
 	maintainers
 EOF
@@ -91,10 +91,10 @@ plan_number() {
 series_body() {
 	case $1 in
 	"mm/slab: always inline"*)
-		patch_message 0007-mm-slab-always-inline-the-init-on-alloc-and-free-checks.patch
+		patch_message 0001-mm-slab-always-inline-the-init-on-alloc-and-free-checks.patch
 		;;
 	"mm/slab: prepare"*)
-		patch_message 0001-mm-slab-prepare-the-shared-slab-code-for-sleb.patch
+		patch_message 0002-mm-slab-prepare-the-shared-slab-code-for-sleb.patch
 		;;
 	"mm/sleb: add SLEB"*)
 		cat <<'EOF'
@@ -124,7 +124,7 @@ mm/sleb_map.h so that a userspace harness can compile them.
 EOF
 		;;
 	"mm/sleb: debugging"*)
-		patch_message 0005-mm-sleb-debugging-kasan-and-kfence-in-the-shared-code.patch
+		patch_message 0004-mm-sleb-debugging-kasan-and-kfence-in-the-shared-code.patch
 		;;
 	"mm/sleb: add KUnit"*)
 		cat <<'EOF'
