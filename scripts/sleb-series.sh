@@ -97,73 +97,25 @@ series_body() {
 		patch_message 0002-mm-slab-prepare-the-shared-slab-code-for-sleb.patch
 		;;
 	"mm/sleb: add SLEB"*)
-		cat <<'EOF'
-SLEB combines SLUB's structure (per-node partial lists, sysfs, cache
-merging) with SLAB's per-cpu object queues and per-node shared arrays,
-after Christoph Lameter's RFC of May 2010.  Free objects are tracked by
-a bitmap per slab: a word in struct slab for up to BITS_PER_LONG
-objects, the last words of the slab memory otherwise.  The allocator
-never reads or writes an object to manage it, so a cache-cold object
-is freed and allocated again without a cache miss.
-
-Allocation pops the newest object of the CPU's queue; an empty queue is
-refilled with a batch from the node's shared array, then from partial
-slabs, then from a new slab; a full queue drains its oldest batch into
-the shared array and the rest into the slabs.  Batches walk the bitmaps
-a word at a time and runs of adjacent objects without a division.
-
-Unlike the RFC, the queues can be resized while the cache is in use on
-every CPU (the queue is replaced on its own CPU from an IPI), a request
-for another node is served from that node's shared array or slabs
-instead of flushing the whole queue, an object freed on a CPU of another
-node goes back to its node, the batch check of the sysfs store is no
-longer inverted, and objects held in queues are counted.
-
-The slab layout, bitmap and queue helpers are pure functions in
-mm/sleb_map.h so that a userspace harness can compile them.
-EOF
+		cat "$SLEB_TOP/scripts/series/mm-sleb-add-SLEB.msg"
 		;;
 	"mm/sleb: debugging"*)
 		patch_message 0004-mm-sleb-debugging-kasan-and-kfence-in-the-shared-code.patch
 		;;
 	"mm/sleb: add KUnit"*)
-		cat <<'EOF'
-Test the layout math for many sizes and orders (objects and bitmap fit,
-no room is left for one more object, in-struct versus in-slab bitmap),
-the bitmap take/put loops including double frees and misaligned
-pointers, the tunables' ranges, the exact queue counts after refills and
-drains with and without a shared array, that objects are not written
-across free and reallocation, the bulk interface, shrink, kmalloc_node
-placement, and resizing the queues while a kthread on every CPU
-allocates and frees.  CONFIG_SLEB_KUNIT_TEST and its lib/Makefile line
-come with the tests, so that every commit of the series builds.
-EOF
+		cat "$SLEB_TOP/scripts/series/mm-sleb-add-KUnit.msg"
 		;;
 	"selftests/sleb"*)
-		cat <<'EOF'
-Test every tunable's read, valid writes and each kind of bad write
-(out of range, non-numeric, empty, overflow: -EINVAL, value unchanged),
-the read-only attributes, the per-node breakdowns, /proc/slabinfo's
-format and its SLAB-style writes.
-EOF
+		cat "$SLEB_TOP/scripts/series/selftests-sleb.msg"
 		;;
 	"tools/testing/sleb"*)
-		cat <<'EOF'
-Compile mm/sleb_map.h in userspace behind a small shim, as
-tools/testing/vma does with mm/vma.c: unit tests, a libFuzzer target
-that checks the bitmaps and queues against a reference model after
-every step, and instruction counts under callgrind.
-EOF
+		cat "$SLEB_TOP/scripts/series/tools-testing-sleb.msg"
 		;;
 	"Documentation/mm"*)
-		cat <<'EOF'
-Describe SLEB's design, locking, NUMA handling, tunables and statistics.
-EOF
+		cat "$SLEB_TOP/scripts/series/Documentation-mm.msg"
 		;;
 	"MAINTAINERS"*)
-		cat <<'EOF'
-Add the SLEB allocator's files to MAINTAINERS.
-EOF
+		cat "$SLEB_TOP/scripts/series/MAINTAINERS.msg"
 		;;
 	esac
 }
@@ -271,65 +223,8 @@ series_cover() {
 	local out=$1 cover table
 	cover=$out/0000-cover-letter.patch
 	table=$(ls -t "$SLEB_CACHE"/bench/*/results.md 2>/dev/null | head -n 1 || true)
-	python3 - "$cover" "$(base_version)" "$table" \
-		"$(plan_number 'mm/sleb: add SLEB')" "$(plan_number 'tools/testing/sleb:')" <<'EOF'
-import sys
-path, base, table, n_sleb, n_tools = sys.argv[1:6]
-text = open(path).read()
-bench = open(table).read() if table else "No benchmark has been run yet: run scripts/sleb bench.\n"
-blurb = f"""SLEB is a slab allocator that combines SLUB's structure with SLAB's
-per-cpu object queues and per-node shared arrays, and tracks free objects
-with a bitmap per slab, so that it never touches an object to manage it.
-This series brings Christoph Lameter's SLEB RFC of May 2010 to Linux 6.1
-as a fourth choice beside SLAB, SLUB and SLOB.
-
-Design: each cache has per CPU a queue of free objects of the CPU's node
-(allocation pops, free pushes); a batch moves between a queue and the
-node's shared array, or the slabs, when the queue runs empty or full.  The
-bitmap of a slab is a word in struct slab for up to BITS_PER_LONG objects
-and the last words of the slab otherwise.  Batches walk bitmap words and
-runs of adjacent objects without a division.  Objects of another node are
-freed to their node; requests for another node do not touch the queue.
-Queue, batch and shared array sizes are tunable in sysfs and through SLAB's
-/proc/slabinfo write format.
-
-Base: {base}.
-
-Changes since the RFC (2010):
-- rewritten for 6.1's struct slab and the shared code of mm/slab_common.c;
-- queues resized safely while in use (replaced on their CPU from an IPI);
-- node-specific requests no longer flush the whole cpu queue;
-- remote-node frees go back to their node;
-- cpu_batch_size accepts batches smaller than the queue (check was inverted);
-- objects in queues are counted in sysfs and /proc/slabinfo;
-- drain loop bounded (the RFC read past its array on a misaligned object);
-- a periodic reaper returns part of idle queues and shared arrays, and a
-  shrinker empties them under memory pressure (the RFC pinned memory);
-- mempolicy and cpuset spreading as in SLAB, a home node for CPUs of
-  memoryless nodes, and a memory hotplug notifier as in SLUB;
-- SLUB's debugging (sleb_debug=, red zones, poisoning, tracking, validate)
-  with double frees caught while the first free is still queued; KASAN,
-  KFENCE, kmemleak, FAILSLAB and memcg kmem accounting hooks;
-- KUnit tests, kselftests, a userspace harness and fuzzer.
-
-checkpatch --strict exceptions: patches that add files before the last
-patch warn "added, moved or deleted file(s), does MAINTAINERS need
-updating?": the MAINTAINERS entry is the last patch of the series.
-Patch {n_tools}, userspace code under tools/testing/sleb, spells out GCC
-attributes as tools/ does (noinline, noclone, format, weak) and defines
-libFuzzer's LLVMFuzzerTestOneInput.
-Patch {n_sleb} warns "It's generally not useful to have the filename in the
-file" for 'source "mm/Kconfig.sleb"' added to mm/Kconfig: checkpatch
-matches "mm/Kconfig" inside "mm/Kconfig.sleb".
-
-Benchmarks (scripts/sleb bench, latest run):
-
-{bench}
-"""
-text = text.replace("*** SUBJECT HERE ***", "SLEB: the Enhanced Slab Allocator")
-text = text.replace("*** BLURB HERE ***", blurb)
-open(path, "w").write(text)
-EOF
+	python3 "$SLEB_TOP/scripts/series/cover.py" "$cover" "$(base_version)" "$table" \
+		"$(plan_number 'mm/sleb: add SLEB')" "$(plan_number 'tools/testing/sleb:')"
 }
 
 # Write the series into $1; prints the patch files.
