@@ -14,9 +14,8 @@
  * their argument bytes (see setup(), run_op() and gen-corpus.sh).  A
  * missing byte reads as 0; the operations end with the input.
  *
- * The model does what mm/sleb.c would do with two bugs fixed (see
- * slab_after_put() and free_to_slabs()); -DSLEB_FUZZ_AS_SLEB_C makes it
- * behave as mm/sleb.c does today, and the fuzzer finds both.
+ * The model's list and free logic is a hand-written copy of mm/sleb.c's
+ * (slab_after_put(), sleb_free_to_slabs()); only mm/sleb_map.h is shared.
  * SLEB_FUZZ_TRACE=1 in the environment prints every operation.
  *
  * Built two ways: with clang -fsanitize=fuzzer as a libFuzzer target, and
@@ -404,22 +403,16 @@ static unsigned int node_get(void **dst, unsigned int max, enum obj_state to)
 
 /*
  * slab_after_put(): relist or discard a slab that objects went back to.
- *
- * mm/sleb.c moves a full slab to the partial list even when the put freed
- * nothing (a misaligned pointer into a full slab); node_take() then spins
- * on a partial slab without free objects.  The model checks none_free
- * first, unless built with -DSLEB_FUZZ_AS_SLEB_C to show that bug.
+ * A put that freed nothing (a misaligned pointer into a full slab) leaves
+ * a full slab full, as in mm/sleb.c: on the partial list, node_take()
+ * would spin on a slab without free objects.
  */
 static void slab_after_put(struct mslab *s)
 {
 	s->dirty = true;
 	if (!sleb_map_all_free(s->map, s->objects)) {
 		CHECK(s->nr_free < s->objects, "all_free false with all objects free");
-#ifdef SLEB_FUZZ_AS_SLEB_C
-		if (s->list == LIST_FULL) {
-#else
 		if (s->list == LIST_FULL && !sleb_map_none_free(s->map, s->objects)) {
-#endif
 			unlist(s);
 			add_partial(s, false);
 		}
@@ -492,13 +485,9 @@ static void free_to_slabs(void * const *objs, unsigned int nr, enum obj_state fr
 		      nr - i, i, s - M.slabs, done, res, want, want_res);
 		if (!done) {
 			/*
-			 * A pointer into the slab's pages past its last object.
-			 * mm/sleb.c does "i += 0" and loops for ever; the model
-			 * skips it as a bad free.
+			 * A pointer into the slab's pages past its last object:
+			 * a bad free, skipped, as node_put() in mm/sleb.c does.
 			 */
-#ifdef SLEB_FUZZ_AS_SLEB_C
-			CHECK(done, "sleb_free_to_slabs() would loop for ever on %p", objs[i]);
-#endif
 			i++;
 			continue;
 		}
