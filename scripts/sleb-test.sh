@@ -414,6 +414,12 @@ test_host() {
 	[ -z "$r" ] || echo "$r" | sed 's/^/# /'
 	t_result "$rc" "bench_report.py: ratios and spreads of a fixture"
 	set +e
+	r=$(python3 "$SLEB_TOP/scripts/tests/test_bench_docs.py" 2>&1)
+	rc=$?
+	set -e
+	[ -z "$r" ] || echo "$r" | sed 's/^/# /'
+	t_result "$rc" "bench_docs.py: a base's results replace its own section only"
+	set +e
 	r=$(python3 "$SLEB_TOP/scripts/tests/test_kunit_results.py" "$WORK" 2>&1)
 	rc=$?
 	set -e
@@ -625,7 +631,7 @@ bench_kernel_name() {
 
 cmd_bench() {
 	local quick=0 rounds="" out="" list="" icount=0 nobuild=0 a r allocs="" seen=" " wrapper log n
-	local loops kbench_n rr_seconds accel failed=0 errs base variant
+	local loops kbench_n rr_seconds accel failed=0 errs base variant update_docs=0
 	declare -A kernels kos
 	for a in "$@"; do
 		case $a in
@@ -642,6 +648,7 @@ cmd_bench() {
 		--icount) icount=1 ;;
 		--distro) FLAVOR=distro ;;
 		--no-build) nobuild=1 ;;
+		--update-docs) update_docs=1 ;;
 		*) die "bench: unknown option '$a' (see scripts/sleb help)" ;;
 		esac
 	done
@@ -779,6 +786,12 @@ EOF
 	} >"$out/samples.csv"
 	rm -f "$out/samples.csv.tmp"
 	bench_report "$out" || die "bench: the report failed (samples in $out/samples.csv)"
+	if [ "$update_docs" = 1 ]; then
+		python3 "$SLEB_TOP/scripts/bench_docs.py" "$SLEB_TOP/docs/benchmarks.md" "$BASE_ID" \
+			"$out/results.md" "scripts/sleb bench $*" ||
+			die "bench: docs/benchmarks.md not updated"
+		note "bench: docs/benchmarks.md updated for $BASE_ID"
+	fi
 	if [ -s "$out/errors.txt" ]; then
 		note "bench: problems (also in results.md):"
 		sed 's/^/  /' "$out/errors.txt" | head -n 20 >&2
