@@ -473,26 +473,25 @@ static void sleb_report_bad_free(struct kmem_cache *s, void *x, const char *what
 static void slab_after_put(struct kmem_cache *s, struct kmem_cache_node *n,
 			   struct slab *slab, struct list_head *discard)
 {
-	unsigned long *map = slab_map(slab);
+	bool reserve = slab_test_pfmemalloc(slab);
 
-	/* Nothing came back (a rejected free): a full slab stays full. */
-	if (sleb_map_none_free(map, slab->objects))
-		return;
-	if (!sleb_map_all_free(map, slab->objects)) {
-		if (slab->list == SLEB_LIST_FULL) {
-			node_unlist(n, slab);
-			node_add_partial(n, slab, slab_test_pfmemalloc(slab));
-		}
-		return;
-	}
-	/* An empty slab of the reserves goes back to them at once. */
-	if (n->nr_partial >= s->min_partial || slab_test_pfmemalloc(slab)) {
+	switch (sleb_relist_after_put(slab_map(slab), slab->objects,
+				      slab->list == SLEB_LIST_FULL, n->nr_partial,
+				      s->min_partial, reserve)) {
+	case SLEB_RELIST_STAY:
+		break;
+	case SLEB_RELIST_PARTIAL:
+		node_unlist(n, slab);
+		node_add_partial(n, slab, reserve);
+		break;
+	case SLEB_RELIST_DISCARD:
 		node_remove_slab(n, slab, discard);
-		return;
+		break;
+	case SLEB_RELIST_KEEP_EMPTY:
+		node_unlist(n, slab);
+		node_add_partial(n, slab, true);
+		break;
 	}
-	/* Keep it, behind the slabs that still have objects in use. */
-	node_unlist(n, slab);
-	node_add_partial(n, slab, true);
 }
 
 /* The slab of an object being freed, or NULL (reported) if it has none. */

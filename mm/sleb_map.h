@@ -165,6 +165,50 @@ static inline bool sleb_map_none_free(const unsigned long *map, unsigned int obj
 }
 
 /**
+ * enum sleb_relist - where a slab goes after objects went back to it
+ * @SLEB_RELIST_STAY: where it is (nothing came back, or it stays partial)
+ * @SLEB_RELIST_PARTIAL: from the full list to the partial list
+ * @SLEB_RELIST_DISCARD: off the node's books, back to the page allocator
+ * @SLEB_RELIST_KEEP_EMPTY: empty, kept on the partial list behind the
+ *	slabs that still have objects in use
+ */
+enum sleb_relist {
+	SLEB_RELIST_STAY,
+	SLEB_RELIST_PARTIAL,
+	SLEB_RELIST_DISCARD,
+	SLEB_RELIST_KEEP_EMPTY,
+};
+
+/**
+ * sleb_relist_after_put - the list of a slab after a put into it
+ * @map: the slab's bitmap, after the put
+ * @objects: objects in the slab
+ * @full: whether the slab is on the full list
+ * @nr_partial: partial slabs of the node
+ * @min_partial: partial slabs the node keeps even when they are empty
+ * @reserve: whether the slab comes from the emergency reserves, which get
+ *	an empty slab back at once
+ *
+ * A put that brought nothing back (a rejected free) leaves a full slab
+ * full: on the partial list, a refill would find no object in it.
+ *
+ * Return: what the caller does with the slab, under the node's lock.
+ */
+static inline enum sleb_relist sleb_relist_after_put(const unsigned long *map,
+						     unsigned int objects, bool full,
+						     unsigned long nr_partial,
+						     unsigned long min_partial, bool reserve)
+{
+	if (sleb_map_none_free(map, objects))
+		return SLEB_RELIST_STAY;
+	if (!sleb_map_all_free(map, objects))
+		return full ? SLEB_RELIST_PARTIAL : SLEB_RELIST_STAY;
+	if (nr_partial >= min_partial || reserve)
+		return SLEB_RELIST_DISCARD;
+	return SLEB_RELIST_KEEP_EMPTY;
+}
+
+/**
  * sleb_map_take - take up to @max free objects out of a slab
  * @map: the bitmap; the bits of the objects taken are cleared
  * @objects: objects in the slab

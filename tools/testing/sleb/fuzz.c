@@ -14,8 +14,9 @@
  * their argument bytes (see setup(), run_op() and gen-corpus.sh).  A
  * missing byte reads as 0; the operations end with the input.
  *
- * The model's list and free logic is a hand-written copy of mm/sleb.c's
- * (slab_after_put(), sleb_free_to_slabs()); only mm/sleb_map.h is shared.
+ * The slab list decision after a put is mm/sleb.c's own
+ * (sleb_relist_after_put() of mm/sleb_map.h); the free loop around it is
+ * a copy of sleb_free_to_slabs() and node_put().
  * SLEB_FUZZ_TRACE=1 in the environment prints every operation.
  *
  * Built two ways: with clang -fsanitize=fuzzer as a libFuzzer target, and
@@ -402,34 +403,41 @@ static unsigned int node_get(void **dst, unsigned int max, enum obj_state to)
 }
 
 /*
- * slab_after_put(): relist or discard a slab that objects went back to.
- * A put that freed nothing (a misaligned pointer into a full slab) leaves
- * a full slab full, as in mm/sleb.c: on the partial list, node_take()
- * would spin on a slab without free objects.
+ * slab_after_put(): relist or discard a slab that objects went back to,
+ * by the decision mm/sleb.c takes (sleb_relist_after_put()), checked
+ * against the reference's count of the slab's free objects.
  */
 static void slab_after_put(struct mslab *s)
 {
+	bool full = s->list == LIST_FULL;
+	enum sleb_relist r;
+
 	s->dirty = true;
-	if (!sleb_map_all_free(s->map, s->objects)) {
-		CHECK(s->nr_free < s->objects, "all_free false with all objects free");
-		if (s->list == LIST_FULL && !sleb_map_none_free(s->map, s->objects)) {
-			unlist(s);
-			add_partial(s, false);
-		}
-		return;
-	}
-	CHECK(s->nr_free == s->objects, "all_free true with %u of %u free", s->nr_free,
-	      s->objects);
-	if (M.nr_partial >= M.min_partial && s->list == LIST_PARTIAL) {
+	r = sleb_relist_after_put(s->map, s->objects, full, M.nr_partial, M.min_partial, false);
+	CHECK((s->nr_free == s->objects) == (r == SLEB_RELIST_DISCARD || r == SLEB_RELIST_KEEP_EMPTY),
+	      "relist %d for a slab with %u of %u objects free", r, s->nr_free, s->objects);
+	CHECK(r != SLEB_RELIST_PARTIAL || (full && s->nr_free && s->nr_free < s->objects),
+	      "to the partial list with %u of %u free", s->nr_free, s->objects);
+	CHECK(r != SLEB_RELIST_STAY || !full || !s->nr_free,
+	      "a full slab with %u free objects stays full", s->nr_free);
+	switch (r) {
+	case SLEB_RELIST_STAY:
+		break;
+	case SLEB_RELIST_PARTIAL:
+		unlist(s);
+		add_partial(s, false);
+		break;
+	case SLEB_RELIST_DISCARD:
+		/* The node keeps min_partial partial slabs, empty ones too. */
+		CHECK(M.nr_partial >= M.min_partial, "empty slab discarded with %u of %u partial",
+		      M.nr_partial, M.min_partial);
 		discard(s);
-		return;
+		break;
+	case SLEB_RELIST_KEEP_EMPTY:
+		unlist(s);
+		add_partial(s, true);
+		break;
 	}
-	if (s->list == LIST_FULL && M.nr_partial >= M.min_partial) {
-		discard(s);
-		return;
-	}
-	unlist(s);
-	add_partial(s, true);
 }
 
 /*

@@ -71,4 +71,8 @@ mutant array-room "injected off-by-one in sleb_array_add" \
 	's/unsigned int room = a->size - a->count;/unsigned int room = a->size - a->count + 1;/'
 mutant array-drop "injected off-by-one in sleb_array_drop_oldest" \
 	's/\(memmove(a->objects, a->objects + nr\), a->count/\1 - 1, a->count/'
+mutant relist-full "injected relisting of a full slab a put gave nothing back" \
+	's/if (sleb_map_none_free(map, objects))$/if (sleb_map_none_free(map, objects) \&\& !full)/'
+mutant relist-discard "injected discard of an empty slab the node should keep" \
+	's/if (nr_partial >= min_partial || reserve)/if (nr_partial + 1 >= min_partial || reserve)/'
 exit $status
