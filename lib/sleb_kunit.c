@@ -1383,7 +1383,13 @@ static void test_debug_bitmap_guard(struct kunit *test)
 	p = kmem_cache_alloc(s, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	slab = virt_to_slab(p);
-	KUNIT_ASSERT_FALSE(test, sleb_map_in_struct(slab->objects));
+	bits = slab->objects;
+	if (sleb_map_in_struct(bits)) {
+		/* KASAN's metadata makes the objects too big for that. */
+		kmem_cache_free(s, p);
+		kmem_cache_destroy(s);
+		kunit_skip(test, "%u objects a slab: the bitmap is in struct slab", bits);
+	}
 	KUNIT_EXPECT_EQ(test, sleb_validate_cache(s), 0L);
 
 	start = slab_address(slab) + slab->objects * s->size;
