@@ -409,12 +409,13 @@ static unsigned int node_get(void **dst, unsigned int max, enum obj_state to)
  */
 static void slab_after_put(struct mslab *s)
 {
-	bool full = s->list == LIST_FULL;
+	bool full = s->list == LIST_FULL, empty;
 	enum sleb_relist r;
 
 	s->dirty = true;
 	r = sleb_relist_after_put(s->map, s->objects, full, M.nr_partial, M.min_partial, false);
-	CHECK((s->nr_free == s->objects) == (r == SLEB_RELIST_DISCARD || r == SLEB_RELIST_KEEP_EMPTY),
+	empty = r == SLEB_RELIST_DISCARD || r == SLEB_RELIST_KEEP_EMPTY;
+	CHECK((s->nr_free == s->objects) == empty,
 	      "relist %d for a slab with %u of %u objects free", r, s->nr_free, s->objects);
 	CHECK(r != SLEB_RELIST_PARTIAL || (full && s->nr_free && s->nr_free < s->objects),
 	      "to the partial list with %u of %u free", s->nr_free, s->objects);
