@@ -309,6 +309,12 @@ test_scenario() {
 	done
 	check_run_options
 	guest_run "$KERNEL" "$SLEB_TOP/scripts/guest/$SC_SCRIPT" "$log" || true
+	if [ "$GUEST_STALLED" = 1 ]; then
+		# A QEMU stall, not the kernel's doing: boot once more.
+		cp "$log" "$dir/console-stalled.log"
+		t_line "# $GUEST_ERROR (console: $dir/console-stalled.log); booted again"
+		guest_run "$KERNEL" "$SLEB_TOP/scripts/guest/$SC_SCRIPT" "$log" || true
+	fi
 	GUEST_FILES=""
 	if [ "$GUEST_RC" = 255 ]; then
 		t_fail "$tag: boots and runs $SC_SCRIPT"

@@ -4,11 +4,13 @@
 #   SLEB_BENCH_LOOPS       hackbench loops of one group; G groups run LOOPS/G loops
 #   SLEB_BENCH_KBENCH_N    objects per case of the kbench module (n=)
 #   SLEB_BENCH_RR_SECONDS  seconds of each sleb_rr run
+#   SLEB_BENCH_RECLAIM_SECONDS  seconds of the reclaim phase
 # A measurement that fails prints "SLEB-BENCH: error ..." and the script goes
 # on; it exits 1 if anything failed.
 loops1=${SLEB_BENCH_LOOPS:-800}
 kbench_n=${SLEB_BENCH_KBENCH_N:-10000}
 rr_seconds=${SLEB_BENCH_RR_SECONDS:-2}
+reclaim_seconds=${SLEB_BENCH_RECLAIM_SECONDS:-10}
 status=0
 
 bench() { echo "SLEB-BENCH: $*"; }
@@ -151,5 +153,42 @@ for proto in tcp udp unix; do
 	*) bench_error "rr proto=$proto failed: $(tail -n 1 /tmp/bench-rr.err)" ;;
 	esac
 done
+
+# Reclaim, last (it leaves the page cache and the slabs shrunk):
+# stress-ng --vm maps and touches 90% of the available memory over and
+# over while hackbench keeps slab objects moving, so that kswapd and direct
+# reclaim call the shrinkers all along.  Reported: function-call IPIs per
+# second (the CAL line of /proc/interrupts, summed over the CPUs: what
+# on_each_cpu() and smp_call_function*() cost the other CPUs), and Slab,
+# sampled once a second (mean and maximum).
+cal_total() {
+	awk '$1 == "CAL:" { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i } END { print s + 0 }' /proc/interrupts
+}
+
+rm -f /tmp/reclaim-stop
+(
+	while [ ! -f /tmp/reclaim-stop ]; do
+		hackbench -g 2 -l 50 >/dev/null 2>&1
+	done
+) &
+loader=$!
+cal0=$(cal_total)
+stress-ng --vm 1 --vm-bytes 90% --timeout "$reclaim_seconds" --no-rand-seed >/tmp/bench-reclaim.out 2>&1 &
+stressor=$!
+sum=0
+n=0
+max=0
+while [ "$n" -lt "$reclaim_seconds" ]; do
+	sleep 1
+	read_slab_kb
+	sum=$((sum + slab_kb))
+	n=$((n + 1))
+	[ "$slab_kb" -gt "$max" ] && max=$slab_kb
+done
+wait "$stressor" || bench_error "reclaim: stress-ng --vm failed: $(tail -n 1 /tmp/bench-reclaim.out)"
+cal1=$(cal_total)
+touch /tmp/reclaim-stop
+wait "$loader"
+bench "reclaim seconds=$reclaim_seconds ipis_per_s=$(((cal1 - cal0) / reclaim_seconds)) slab_kb_mean=$((sum / n)) slab_kb_max=$max"
 
 exit "$status"
