@@ -24,6 +24,19 @@ t_fail() {
 	T_FAIL=$((T_FAIL + 1))
 }
 
+# t_command NAME CMD...: a test that passes when CMD exits 0; what CMD
+# printed follows as '#' lines.
+t_command() {
+	local name=$1 out rc l
+	shift
+	set +e
+	out=$("$@" 2>&1)
+	rc=$?
+	set -e
+	[ -z "$out" ] || echo "$out" | while IFS= read -r l; do t_line "# $l"; done
+	t_result "$rc" "$name"
+}
+
 # t_result COND NAME: COND is 0 for a pass.
 t_result() {
 	if [ "$1" = 0 ]; then t_ok "$2"; else t_fail "$2"; fi
@@ -412,25 +425,12 @@ test_host() {
 		T_FAIL=$((T_FAIL + $(echo "$out" | grep -c '^not ok ' || true)))
 		[ "$rc" = 0 ] || t_fail "harness: make check exits 0 (status $rc)"
 	fi
-	local r rc
-	set +e
-	r=$(python3 "$SLEB_TOP/scripts/tests/test_bench_report.py" 2>&1)
-	rc=$?
-	set -e
-	[ -z "$r" ] || echo "$r" | sed 's/^/# /'
-	t_result "$rc" "bench_report.py: ratios and spreads of a fixture"
-	set +e
-	r=$(python3 "$SLEB_TOP/scripts/tests/test_bench_docs.py" 2>&1)
-	rc=$?
-	set -e
-	[ -z "$r" ] || echo "$r" | sed 's/^/# /'
-	t_result "$rc" "bench_docs.py: a base's results replace its own section only"
-	set +e
-	r=$(python3 "$SLEB_TOP/scripts/tests/test_kunit_results.py" "$WORK" 2>&1)
-	rc=$?
-	set -e
-	[ -z "$r" ] || echo "$r" | sed 's/^/# /'
-	t_result "$rc" "kunit_results.py: passes, skips, failures and a crash of a fixture console"
+	t_command "bench_report.py: ratios and spreads of a fixture" \
+		python3 "$SLEB_TOP/scripts/tests/test_bench_report.py"
+	t_command "bench_docs.py: a base's results replace its own section only" \
+		python3 "$SLEB_TOP/scripts/tests/test_bench_docs.py"
+	t_command "kunit_results.py: passes, skips, failures and a crash of a fixture console" \
+		python3 "$SLEB_TOP/scripts/tests/test_kunit_results.py" "$WORK"
 	if declare -F series_quick_check >/dev/null; then
 		series_quick_check
 	fi
