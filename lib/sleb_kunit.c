@@ -364,6 +364,144 @@ static void test_shrink(struct kunit *test)
 	kmem_cache_destroy(s);
 }
 
+/* === Counting ============================================================ */
+
+/* What a walk of a node's partial list finds, as count_node() did. */
+static void walk_partial(struct kmem_cache_node *n, struct sleb_counts *w)
+{
+	unsigned long flags;
+	struct slab *slab;
+
+	memset(w, 0, sizeof(*w));
+	spin_lock_irqsave(&n->list_lock, flags);
+	list_for_each_entry(slab, &n->partial, slab_list) {
+		unsigned int free = sleb_map_free_count(slab_map(slab), slab->objects);
+
+		w->partial++;
+		w->partial_total += slab->objects;
+		w->free += free;
+		w->empty += free == slab->objects;
+	}
+	spin_unlock_irqrestore(&n->list_lock, flags);
+}
+
+/* Which objects test_count_partial() keeps: a third of slabs 0-2, slab 4. */
+static bool count_kept(unsigned int i, unsigned int per)
+{
+	return i < 3 * per ? !(i % 3) : i >= 4 * per;
+}
+
+/*
+ * The counts of a node agree with its partial list: three slabs with a
+ * third of their objects in use, one empty slab that min_partial keeps,
+ * one full slab.  Resizing the queue puts the queued objects back.
+ */
+static void test_count_partial(struct kunit *test)
+{
+	struct kmem_cache *s = counted_cache(test, "sleb-kunit-count");
+	unsigned int per = s->oo.objects, nr = 5 * per, i;
+	void **p = kunit_kcalloc(test, nr, sizeof(void *), GFP_KERNEL);
+	struct kmem_cache_node *n;
+	struct sleb_counts c, w;
+	int node;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_EQ(test, sleb_test_tune(s, 4, 2, 0), 0);
+	WRITE_ONCE(s->min_partial, 5);
+	for (i = 0; i < nr; i++) {
+		p[i] = kmem_cache_alloc(s, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+	}
+	for (i = 0; i < nr; i++)
+		if (!count_kept(i, per))
+			kmem_cache_free(s, p[i]);
+	KUNIT_ASSERT_EQ(test, sleb_test_tune(s, 8, 4, 0), 0);
+	for_each_kmem_cache_node(s, node, n) {
+		KUNIT_ASSERT_EQ(test, sleb_test_node_usage(s, node, &c), 0);
+		walk_partial(n, &w);
+		KUNIT_EXPECT_EQ(test, c.partial, w.partial);
+		KUNIT_EXPECT_EQ(test, c.partial_total, w.partial_total);
+		KUNIT_EXPECT_EQ(test, c.free, w.free);
+		KUNIT_EXPECT_EQ(test, c.empty, w.empty);
+	}
+	sleb_test_usage(s, &c);
+	KUNIT_EXPECT_EQ(test, c.queued, 0UL);
+	KUNIT_EXPECT_EQ(test, c.empty, 1UL);
+	KUNIT_EXPECT_EQ(test, c.partial, 4UL);
+	KUNIT_EXPECT_EQ(test, sleb_counts_in_use(&c), 2UL * per);
+	for (i = 0; i < nr; i++)
+		if (count_kept(i, per))
+			kmem_cache_free(s, p[i]);
+	kmem_cache_destroy(s);
+}
+
+struct count_thread {
+	struct kmem_cache *s;
+	struct completion done;
+	bool counted;
+	int node;
+};
+
+static int count_thread_fn(void *arg)
+{
+	struct count_thread *t = arg;
+	struct sleb_counts c;
+
+	sleb_test_node_usage(t->s, t->node, &c);
+	WRITE_ONCE(t->counted, true);
+	complete(&t->done);
+	return 0;
+}
+
+#define COUNT_WAIT_MS	2000
+
+/*
+ * Counting (slabinfo, sysfs) does not take list_lock, which the allocation
+ * paths need: it used to walk the whole partial list under it, with
+ * interrupts off.  While this CPU holds the lock, another CPU counts.
+ */
+static void test_count_without_list_lock(struct kunit *test)
+{
+	struct kmem_cache *s = test_cache(test, "sleb-kunit-count-lock");
+	struct count_thread t = { .s = s };
+	struct kmem_cache_node *n;
+	unsigned int cpu, ms;
+	struct task_struct *k;
+	unsigned long flags;
+	bool counted;
+	void *p;
+
+	p = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	t.node = slab_nid(virt_to_slab(p));
+	n = get_node(s, t.node);
+	init_completion(&t.done);
+	migrate_disable();
+	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	if (cpu >= nr_cpu_ids) {
+		migrate_enable();
+		kmem_cache_free(s, p);
+		kmem_cache_destroy(s);
+		kunit_skip(test, "needs a second online CPU");
+	}
+	k = kthread_create(count_thread_fn, &t, "sleb-kunit-count");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(k));
+	kthread_bind(k, cpu);
+
+	spin_lock_irqsave(&n->list_lock, flags);
+	wake_up_process(k);
+	for (ms = 0; ms < COUNT_WAIT_MS && !READ_ONCE(t.counted); ms++)
+		mdelay(1);
+	counted = READ_ONCE(t.counted);
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	migrate_enable();
+
+	wait_for_completion(&t.done);
+	KUNIT_EXPECT_TRUE_MSG(test, counted, "counting waited %u ms for list_lock", ms);
+	kmem_cache_free(s, p);
+	kmem_cache_destroy(s);
+}
+
 static void test_alloc_node(struct kunit *test)
 {
 	struct kmem_cache *s = test_cache(test, "sleb-kunit-node");
@@ -1211,6 +1349,8 @@ static struct kunit_case sleb_test_cases[] = {
 	KUNIT_CASE(test_object_untouched),
 	KUNIT_CASE(test_bulk),
 	KUNIT_CASE(test_shrink),
+	KUNIT_CASE(test_count_partial),
+	KUNIT_CASE(test_count_without_list_lock),
 	KUNIT_CASE(test_alloc_node),
 	KUNIT_CASE(test_remote_free_routing),
 	KUNIT_CASE(test_pfmemalloc_kept),

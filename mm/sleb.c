@@ -64,6 +64,7 @@
  * kmem_cache_node->list_lock protects the node's partial and full lists,
  * its counters, and the free bitmaps of all the node's slabs.  Moving a
  * batch takes it once per node and walks runs of objects of a slab.
+ * Counting reads the counters without it.
  *
  * Locks 6 and 7 are always taken with interrupts disabled.
  *
@@ -308,77 +309,7 @@ static void sleb_discard_list(struct list_head *discard)
 
 /* === Node lists ========================================================== */
 
-static void node_add_partial(struct kmem_cache_node *n, struct slab *slab, bool tail)
-{
-	lockdep_assert_held(&n->list_lock);
-	if (tail)
-		list_add_tail(&slab->slab_list, &n->partial);
-	else
-		list_add(&slab->slab_list, &n->partial);
-	slab->list = SLEB_LIST_PARTIAL;
-	n->nr_partial++;
-}
-
-static void node_unlist(struct kmem_cache_node *n, struct slab *slab)
-{
-	lockdep_assert_held(&n->list_lock);
-	list_del(&slab->slab_list);
-	if (slab->list == SLEB_LIST_PARTIAL)
-		n->nr_partial--;
-	slab->list = SLEB_LIST_NONE;
-}
-
-static void node_add_full(struct kmem_cache_node *n, struct slab *slab)
-{
-	lockdep_assert_held(&n->list_lock);
-	list_add(&slab->slab_list, &n->full);
-	slab->list = SLEB_LIST_FULL;
-}
-
-/*
- * Put a new slab on its node's partial list; one of the emergency reserves
- * at the tail, where node_take() does not walk past it every time.
- */
-static void node_add_new_slab(struct kmem_cache_node *n, struct slab *slab)
-{
-	lockdep_assert_held(&n->list_lock);
-	n->nr_slabs++;
-	n->total_objects += slab->objects;
-	node_add_partial(n, slab, slab_test_pfmemalloc(slab));
-}
-
-/* Take a slab off its node's books before giving it back. */
-static void node_remove_slab(struct kmem_cache_node *n, struct slab *slab,
-			     struct list_head *discard)
-{
-	node_unlist(n, slab);
-	n->nr_slabs--;
-	n->total_objects -= slab->objects;
-	list_add(&slab->slab_list, discard);
-}
-
-/* After objects were taken from @slab: a slab without free objects is full. */
-static void slab_after_take(struct kmem_cache_node *n, struct slab *slab)
-{
-	if (sleb_map_none_free(slab_map(slab), slab->objects)) {
-		node_unlist(n, slab);
-		node_add_full(n, slab);
-	}
-}
-
-/* Take up to @max objects from one slab and fix its list. */
-static unsigned int slab_take(struct kmem_cache *s, struct kmem_cache_node *n,
-			      struct slab *slab, void **dst, unsigned int max)
-{
-	unsigned long *map = slab_map(slab);
-	unsigned int got;
-
-	lockdep_assert_held(&n->list_lock);
-	got = sleb_map_take(map, slab->objects, slab_base(s, slab), s->size, dst, max);
-	if (got)
-		slab_after_take(n, slab);
-	return got;
-}
+/* The lists and their counters are in mm/sleb_node.h. */
 
 #ifdef CONFIG_SLAB_FREELIST_RANDOM
 /*
@@ -394,7 +325,7 @@ static unsigned int slab_take_random(struct kmem_cache *s, struct kmem_cache_nod
 	unsigned int pos, i, got = 0;
 
 	lockdep_assert_held(&n->list_lock);
-	if (!s->random_seq || objects != s->oo.objects || slab->list != SLEB_LIST_PARTIAL)
+	if (!s->random_seq || objects != s->oo.objects || !slab_on_partial(slab))
 		return slab_take(s, n, slab, dst, max);
 	pos = get_random_u32_below(objects);
 	for (i = 0; i < objects && got < max; i++) {
@@ -404,7 +335,7 @@ static unsigned int slab_take_random(struct kmem_cache *s, struct kmem_cache_nod
 			dst[got++] = slab_base(s, slab) + idx * s->size;
 	}
 	if (got)
-		slab_after_take(n, slab);
+		slab_after_take(n, slab, got);
 	return got;
 }
 #else
@@ -414,27 +345,6 @@ static inline unsigned int slab_take_random(struct kmem_cache *s, struct kmem_ca
 	return slab_take(s, n, slab, dst, max);
 }
 #endif
-
-/*
- * Take up to @max objects from the partial slabs of a node, for a queue or
- * a shared array: not from slabs of the emergency reserves.
- */
-static unsigned int node_take(struct kmem_cache *s, struct kmem_cache_node *n,
-			      void **dst, unsigned int max)
-{
-	struct slab *slab, *next;
-	unsigned int got = 0;
-
-	lockdep_assert_held(&n->list_lock);
-	list_for_each_entry_safe(slab, next, &n->partial, slab_list) {
-		if (got == max)
-			break;
-		if (unlikely(slab_test_pfmemalloc(slab)))
-			continue;
-		got += slab_take(s, n, slab, dst + got, max - got);
-	}
-	return got;
-}
 
 /*
  * One object of a slab of the emergency reserves (pfmemalloc), for a
@@ -464,34 +374,6 @@ static void sleb_report_bad_free(struct kmem_cache *s, void *x, const char *what
 	       s->name, what, x, __builtin_return_address(0));
 	dump_stack();
 	add_taint(TAINT_BAD_PAGE, LOCKDEP_NOW_UNRELIABLE);
-}
-
-/*
- * After objects went back to @slab: a full slab becomes partial, an empty
- * one is discarded once the node keeps min_partial partial slabs.
- */
-static void slab_after_put(struct kmem_cache *s, struct kmem_cache_node *n,
-			   struct slab *slab, struct list_head *discard)
-{
-	bool reserve = slab_test_pfmemalloc(slab);
-
-	switch (sleb_relist_after_put(slab_map(slab), slab->objects,
-				      slab->list == SLEB_LIST_FULL, n->nr_partial,
-				      s->min_partial, reserve)) {
-	case SLEB_RELIST_STAY:
-		break;
-	case SLEB_RELIST_PARTIAL:
-		node_unlist(n, slab);
-		node_add_partial(n, slab, reserve);
-		break;
-	case SLEB_RELIST_DISCARD:
-		node_remove_slab(n, slab, discard);
-		break;
-	case SLEB_RELIST_KEEP_EMPTY:
-		node_unlist(n, slab);
-		node_add_partial(n, slab, true);
-		break;
-	}
 }
 
 /* The slab of an object being freed, or NULL (reported) if it has none. */
@@ -527,8 +409,7 @@ static unsigned int node_put(struct kmem_cache *s, struct kmem_cache_node *n,
 
 		if (!slab || slab->slab_cache != s || get_node(s, slab_nid(slab)) != n)
 			break;
-		done = sleb_map_put(slab_map(slab), slab->objects, slab_base(s, slab),
-				    s->size, s->reciprocal_size, objs + i, nr - i, &result);
+		done = slab_put_run(s, n, slab, objs + i, nr - i, &result, discard);
 		if (unlikely(!done)) {
 			/* In the slab's pages, but in its bitmap or its waste. */
 			sleb_report_bad_free(s, objs[i],
@@ -541,7 +422,6 @@ static unsigned int node_put(struct kmem_cache *s, struct kmem_cache_node *n,
 					     "free of a pointer inside an object");
 		else if (unlikely(result == SLEB_PUT_DOUBLE_FREE))
 			sleb_report_bad_free(s, objs[i + done - 1], "double free");
-		slab_after_put(s, n, slab, discard);
 		i += done;
 	}
 	return i;
@@ -808,7 +688,7 @@ static void *take_one_from(struct kmem_cache *s, struct slab *slab)
 	void *object = NULL;
 
 	spin_lock(&n->list_lock);
-	if (slab->list == SLEB_LIST_PARTIAL)
+	if (slab_on_partial(slab))
 		slab_take(s, n, slab, &object, 1);
 	spin_unlock(&n->list_lock);
 	return object;
@@ -2317,8 +2197,11 @@ static void init_node(struct kmem_cache_node *n)
 	INIT_LIST_HEAD(&n->partial);
 	INIT_LIST_HEAD(&n->full);
 	n->nr_partial = 0;
+	n->nr_empty = 0;
 	n->nr_slabs = 0;
 	n->total_objects = 0;
+	n->partial_objects = 0;
+	n->free_objects = 0;
 	n->shared = NULL;
 	n->shared_touched = false;
 	n->next_reap = jiffies;
@@ -2822,27 +2705,24 @@ void __check_heap_object(const void *ptr, unsigned long n,
 
 /* === Counting ============================================================ */
 
-/* Add what node @node holds to @c.  Queues are kept alive by slab_mutex. */
+/*
+ * Add what node @node holds to @c, from the counts the node keeps: no walk
+ * of its lists, and no list_lock, which the allocation paths need (the
+ * figures of one node may be a moment apart).  Queues are kept alive by
+ * slab_mutex.
+ */
 static void count_node(struct kmem_cache *s, int node, struct sleb_counts *c)
 {
 	struct kmem_cache_node *n = get_node(s, node);
 	unsigned long flags;
-	struct slab *slab;
 	int cpu;
 
-	spin_lock_irqsave(&n->list_lock, flags);
-	c->slabs += n->nr_slabs;
-	c->partial += n->nr_partial;
-	c->total += n->total_objects;
-	list_for_each_entry(slab, &n->partial, slab_list) {
-		unsigned int nr = sleb_map_free_count(slab_map(slab), slab->objects);
-
-		c->partial_total += slab->objects;
-		c->free += nr;
-		if (nr == slab->objects)
-			c->empty++;
-	}
-	spin_unlock_irqrestore(&n->list_lock, flags);
+	c->slabs += READ_ONCE(n->nr_slabs);
+	c->partial += READ_ONCE(n->nr_partial);
+	c->total += READ_ONCE(n->total_objects);
+	c->partial_total += READ_ONCE(n->partial_objects);
+	c->free += READ_ONCE(n->free_objects);
+	c->empty += READ_ONCE(n->nr_empty);
 
 	spin_lock_irqsave(&n->shared_lock, flags);
 	if (n->shared)
@@ -2874,7 +2754,7 @@ void get_slabinfo(struct kmem_cache *s, struct slabinfo *sinfo)
 	count_cache(s, &c);
 	sinfo->active_objs = sleb_counts_in_use(&c);
 	sinfo->num_objs = c.total;
-	sinfo->active_slabs = c.slabs - c.empty;
+	sinfo->active_slabs = c.slabs > c.empty ? c.slabs - c.empty : 0;
 	sinfo->num_slabs = c.slabs;
 	sinfo->shared_avail = c.shared;
 	sinfo->limit = s->cpu_queue_size;
@@ -3226,7 +3106,7 @@ static unsigned long field_queued(const struct sleb_counts *c)
 /* As SLUB's objects_partial: objects in use in partial slabs. */
 static unsigned long field_partial_in_use(const struct sleb_counts *c)
 {
-	return c->partial_total - c->free;
+	return c->partial_total > c->free ? c->partial_total - c->free : 0;
 }
 
 #define SLEB_COUNT_ATTR(_name, _field)					\

@@ -11,13 +11,6 @@
 #include "slab.h"
 #include "sleb_map.h"
 
-/* Which list of its node a slab is on; kept in struct slab under list_lock. */
-enum sleb_slab_list {
-	SLEB_LIST_NONE,
-	SLEB_LIST_PARTIAL,
-	SLEB_LIST_FULL,
-};
-
 static inline unsigned long *slab_map(struct slab *slab)
 {
 	if (sleb_map_in_struct(slab->objects))
@@ -36,6 +29,8 @@ static inline void *slab_object(struct kmem_cache *s, struct slab *slab,
 {
 	return slab_base(s, slab) + idx * s->size;
 }
+
+#include "sleb_node.h"
 
 /*
  * With red zoning, a slab whose bitmap is at its end keeps at least

@@ -732,67 +732,140 @@ static unsigned int validate_map(struct kmem_cache *s, struct slab *slab)
 	return errors;
 }
 
-static unsigned int validate_slab(struct kmem_cache *s, struct slab *slab,
-				  enum sleb_slab_list list)
+/* What a walk of a node's lists finds, to hold against the node's counts. */
+struct sleb_tally {
+	unsigned long slabs;
+	unsigned long partial;
+	unsigned long empty;
+	unsigned long objects;
+	unsigned long partial_objects;
+	unsigned long free;
+};
+
+static const char *slab_list_name(enum sleb_slab_list list)
+{
+	switch (list) {
+	case SLEB_LIST_PARTIAL:
+		return "partial";
+	case SLEB_LIST_EMPTY:
+		return "empty";
+	case SLEB_LIST_FULL:
+		return "full";
+	default:
+		return "no";
+	}
+}
+
+/* Whether the list state of a slab agrees with its free objects. */
+static bool slab_state_matches(struct slab *slab, unsigned int free)
+{
+	switch (slab->list) {
+	case SLEB_LIST_PARTIAL:
+		return free && free < slab->objects;
+	case SLEB_LIST_EMPTY:
+		return free == slab->objects;
+	case SLEB_LIST_FULL:
+		return !free;
+	default:
+		return false;
+	}
+}
+
+static unsigned int validate_objects(struct kmem_cache *s, struct slab *slab)
 {
 	unsigned long *map = slab_map(slab);
-	unsigned int free, errors;
-	unsigned int i;
+	unsigned int i, errors = 0;
 
-	if (slab->slab_cache != s || slab->list != list || !slab->objects) {
-		report_object(s, slab, NULL, "Slab 0x%p not of this cache or list", slab);
-		return 1;
-	}
-	errors = validate_map(s, slab);
-	free = sleb_map_free_count(map, slab->objects);
-	if ((list == SLEB_LIST_FULL && free) || (list == SLEB_LIST_PARTIAL && !free)) {
-		report_object(s, slab, NULL, "Slab 0x%p with %u free objects on the %s list",
-			      slab, free, list == SLEB_LIST_FULL ? "full" : "partial");
-		errors++;
-	}
-	if (!sleb_debug_cache(s))
-		return errors;
 	for (i = 0; i < slab->objects; i++)
 		errors += validate_object(s, slab, slab_object(s, slab, i),
 					  test_bit(i, map));
 	return errors;
 }
 
+static unsigned int validate_slab(struct kmem_cache *s, struct slab *slab, bool partial,
+				  struct sleb_tally *t)
+{
+	unsigned int free, errors, bad_objects = 0;
+
+	if (slab->slab_cache != s || slab_on_partial(slab) != partial || !slab->objects) {
+		report_object(s, slab, NULL, "Slab 0x%p not of this cache or list", slab);
+		return 1;
+	}
+	errors = validate_map(s, slab);
+	free = sleb_map_free_count(slab_map(slab), slab->objects);
+	t->slabs++;
+	t->objects += slab->objects;
+	t->free += free;
+	if (partial) {
+		t->partial++;
+		t->partial_objects += slab->objects;
+		t->empty += slab->list == SLEB_LIST_EMPTY;
+	}
+	if (sleb_debug_cache(s))
+		bad_objects = validate_objects(s, slab);
+	/* A bit found wrong for its object explains a list that disagrees. */
+	if (!bad_objects && !slab_state_matches(slab, free)) {
+		report_object(s, slab, NULL, "Slab 0x%p with %u of %u objects free marked %s",
+			      slab, free, slab->objects, slab_list_name(slab->list));
+		errors++;
+	}
+	return errors + bad_objects;
+}
+
 static unsigned long validate_list(struct kmem_cache *s, struct list_head *head,
-				   enum sleb_slab_list list, unsigned long *slabs,
-				   unsigned long *objects)
+				   bool partial, struct sleb_tally *t)
 {
 	unsigned long errors = 0;
 	struct slab *slab;
 
-	list_for_each_entry(slab, head, slab_list) {
-		errors += validate_slab(s, slab, list);
-		(*slabs)++;
-		*objects += slab->objects;
-	}
+	list_for_each_entry(slab, head, slab_list)
+		errors += validate_slab(s, slab, partial, t);
 	return errors;
+}
+
+/*
+ * A bitmap found wrong already explains a free count that disagrees with
+ * the node's (@bitmaps_ok false): it is not reported twice.
+ */
+static bool node_counts_match(struct kmem_cache_node *n, const struct sleb_tally *t,
+			      bool bitmaps_ok)
+{
+	if (bitmaps_ok && t->free != n->free_objects)
+		return false;
+	return t->slabs == n->nr_slabs && t->partial == n->nr_partial &&
+	       t->empty == n->nr_empty && t->objects == n->total_objects &&
+	       t->partial_objects == n->partial_objects;
+}
+
+static void report_node_counts(struct kmem_cache *s, int node, struct kmem_cache_node *n,
+			       const struct sleb_tally *t)
+{
+	if (sleb_kunit_counts_error())
+		return;
+	report_start(s, "Node %d counts %lu slabs, %lu partial, %lu empty", node,
+		     n->nr_slabs, n->nr_partial, n->nr_empty);
+	pr_err("and %lu objects, %lu of them in partial slabs, %lu free\n",
+	       n->total_objects, n->partial_objects, n->free_objects);
+	pr_err("Its lists hold %lu slabs, %lu partial, %lu empty\n",
+	       t->slabs, t->partial, t->empty);
+	pr_err("and %lu objects, %lu of them in partial slabs, %lu free\n",
+	       t->objects, t->partial_objects, t->free);
+	report_end();
 }
 
 static unsigned long validate_node(struct kmem_cache *s, int node,
 				   struct kmem_cache_node *n)
 {
-	unsigned long partial = 0, slabs = 0, objects = 0, errors;
+	struct sleb_tally t = {};
 	unsigned long flags;
+	unsigned long errors;
 
 	spin_lock_irqsave(&n->list_lock, flags);
 	metadata_access_enable();
-	errors = validate_list(s, &n->partial, SLEB_LIST_PARTIAL, &partial, &objects);
-	errors += validate_list(s, &n->full, SLEB_LIST_FULL, &slabs, &objects);
-	slabs += partial;
-	if (partial != n->nr_partial || slabs != n->nr_slabs ||
-	    objects != n->total_objects) {
-		if (!sleb_kunit_counts_error()) {
-			report_start(s, "Node %d counts %lu slabs, %lu partial, %lu objects",
-				     node, n->nr_slabs, n->nr_partial, n->total_objects);
-			pr_err("Its lists hold %lu slabs, %lu partial, %lu objects\n",
-			       slabs, partial, objects);
-			report_end();
-		}
+	errors = validate_list(s, &n->partial, true, &t);
+	errors += validate_list(s, &n->full, false, &t);
+	if (!node_counts_match(n, &t, !errors)) {
+		report_node_counts(s, node, n, &t);
 		errors++;
 	}
 	metadata_access_disable();

@@ -51,6 +51,7 @@ mm/slab: prepare the shared slab code for SLEB
 	patch:0002-mm-slab-prepare-the-shared-slab-code-for-sleb.patch
 mm/sleb: add SLEB, the Enhanced Slab Allocator
 	file:mm/sleb_map.h
+	file:mm/sleb_node.h
 	file:include/linux/sleb_def.h
 	file:mm/sleb.h
 	file:mm/sleb.c
@@ -281,7 +282,7 @@ series_compile_checks() {
 		{ echo "$out" | head -n 10 | sed 's/^/# /'; } || true
 		t_fail "series: sparse (make C=2) on SLEB's objects is silent"
 	fi
-	out=$(cd "$WORK" && perl scripts/kernel-doc -none mm/sleb.c mm/sleb.h mm/sleb_debug.c mm/sleb_map.h include/linux/sleb_def.h 2>&1 || true)
+	out=$(cd "$WORK" && perl scripts/kernel-doc -none mm/sleb.c mm/sleb.h mm/sleb_debug.c mm/sleb_map.h mm/sleb_node.h include/linux/sleb_def.h 2>&1 || true)
 	if [ -z "$out" ]; then t_ok "series: kernel-doc -none on mm/sleb.c and its headers"; else
 		{ echo "$out" | head -n 10 | sed 's/^/# /'; } || true
 		t_fail "series: kernel-doc -none on mm/sleb.c and its headers"
