@@ -3,9 +3,10 @@
  * Fuzz target for SLEB's bookkeeping (mm/sleb_map.h).
  *
  * The input drives a model allocator that is built from the helpers of
- * mm/sleb_map.h the way mm/sleb.c uses them: a cache of one object size
- * with a few slabs, a per-cpu-like queue, a node-like shared array and
- * partial/full slab lists.  A reference model that knows nothing of the
+ * mm/sleb_map.h and the node lists of mm/sleb_node.h the way mm/sleb.c uses
+ * them: a cache of one object size with a few slabs, a per-cpu-like queue,
+ * a node-like shared array and the node's partial and full slab lists with
+ * their counters.  A reference model that knows nothing of the
  * helpers (one state per object, plain division) follows every step, and
  * the two are compared after each one.  A violation prints what broke and
  * calls abort(), so that libFuzzer reports a crash.
@@ -14,9 +15,10 @@
  * their argument bytes (see setup(), run_op() and gen-corpus.sh).  A
  * missing byte reads as 0; the operations end with the input.
  *
- * The slab list decision after a put is mm/sleb.c's own
- * (sleb_relist_after_put() of mm/sleb_map.h); the free loop around it is
- * a copy of sleb_free_to_slabs() and node_put().
+ * Taking objects from slabs, putting them back and moving slabs between
+ * the lists is mm/sleb_node.h's own code; the loop over runs of objects
+ * around it is a copy of sleb_free_to_slabs() and node_put(), and the
+ * queue layer a copy of mm/sleb.c's.
  * SLEB_FUZZ_TRACE=1 in the environment prints every operation.
  *
  * Built two ways: with clang -fsanitize=fuzzer as a libFuzzer target, and
@@ -28,6 +30,12 @@
 #include SLEB_MAP_HEADER
 #else
 #include "../../../mm/sleb_map.h"
+#endif
+#include "node_shim.h"
+#ifdef SLEB_NODE_HEADER
+#include SLEB_NODE_HEADER
+#else
+#include "../../../mm/sleb_node.h"
 #endif
 
 #include <stdarg.h>
@@ -60,16 +68,13 @@ enum obj_state {
 
 static const char * const state_name[] = { "free", "queue", "shared", "user" };
 
-enum slab_list { LIST_NONE, LIST_PARTIAL, LIST_FULL };
-
 struct mslab {
+	struct slab slab;		/* what mm/sleb_node.h works on */
 	bool active;
 	unsigned int order;
 	unsigned int objects;
 	char *base;
-	unsigned long word;		/* the bitmap when in struct slab */
-	unsigned long *map;
-	enum slab_list list;
+	unsigned long *map;		/* slab_map(&slab) */
 	/* reference model */
 	unsigned char *state;
 	unsigned int *stamp;		/* duplicate detection */
@@ -88,8 +93,8 @@ struct model {
 	unsigned int max_slabs;
 	/* allocator */
 	struct mslab slabs[MAX_SLABS];
-	int partial[MAX_SLABS];		/* the partial list, head first */
-	unsigned int nr_partial;
+	struct kmem_cache cache;
+	struct kmem_cache_node node;
 	struct sleb_array *queue;
 	struct sleb_array *shared;	/* NULL: none */
 	/* reference model */
@@ -249,37 +254,21 @@ static void *user_pick(unsigned int arg)
 
 /* --- Slabs and lists (mm/sleb.c's node lists) ---------------------------------- */
 
-static void list_del_partial(int id)
+/* The model slab of a struct slab. */
+static struct mslab *mslab_of(struct slab *slab)
 {
-	unsigned int i;
-
-	for (i = 0; i < M.nr_partial; i++)
-		if (M.partial[i] == id)
-			break;
-	CHECK(i < M.nr_partial, "slab %d not on the partial list", id);
-	memmove(&M.partial[i], &M.partial[i + 1], (M.nr_partial - i - 1) * sizeof(int));
-	M.nr_partial--;
+	return container_of(slab, struct mslab, slab);
 }
 
-static void unlist(struct mslab *s)
-{
-	if (s->list == LIST_PARTIAL)
-		list_del_partial(s - M.slabs);
-	s->list = LIST_NONE;
-}
+static void discard(struct mslab *s);
 
-static void add_partial(struct mslab *s, bool tail)
+/* Give back the slabs mm/sleb_node.h took off the node's books. */
+static void discard_list(struct list_head *list)
 {
-	int id = s - M.slabs;
+	struct slab *slab, *next;
 
-	if (tail) {
-		M.partial[M.nr_partial++] = id;
-	} else {
-		memmove(&M.partial[1], &M.partial[0], M.nr_partial * sizeof(int));
-		M.partial[0] = id;
-		M.nr_partial++;
-	}
-	s->list = LIST_PARTIAL;
+	list_for_each_entry_safe(slab, next, list, slab_list)
+		discard(mslab_of(slab));
 }
 
 static void check_slab(struct mslab *s);
@@ -310,10 +299,9 @@ static struct mslab *grow(void)
 		abort();
 	memset(s->base, 0x5a, slab_bytes(s));	/* pages are not zeroed */
 	words = sleb_map_words(s->objects);
-	if (sleb_map_in_struct(s->objects)) {
-		s->word = ~0UL;
-		s->map = &s->word;
-	} else {
+	s->slab.objects = s->objects;
+	s->slab.mem = s->base;
+	if (!sleb_map_in_struct(s->objects)) {
 		off = sleb_map_offset(s->objects, s->order);
 		/* the bitmap region overlaps no object and ends in the slab */
 		CHECK(off >= (unsigned long)s->objects * M.size,
@@ -322,26 +310,31 @@ static struct mslab *grow(void)
 		CHECK(off % sizeof(long) == 0, "map offset %lu not word aligned", off);
 		CHECK(off + words * sizeof(long) <= slab_bytes(s),
 		      "map at %lu + %u words ends past the slab", off, words);
-		s->map = (unsigned long *)(s->base + off);
+		s->slab.free_map_ext = (unsigned long *)(s->base + off);
 	}
+	s->map = slab_map(&s->slab);
 	sleb_map_init(s->map, s->objects);
 	s->active = true;
 	s->nr_free = s->objects;
 	s->dirty = true;
 	M.total += s->objects;
 	M.counts[OBJ_FREE] += s->objects;
-	add_partial(s, false);
+	node_add_new_slab(&M.node, &s->slab);
 	check_slab(s);
 	return s;
 }
 
-/* Give the slab back; the model must agree that all its objects are free. */
+/*
+ * Give back a slab that node_remove_slab() took off the books; the model
+ * must agree that all its objects are free.
+ */
 static void discard(struct mslab *s)
 {
 	CHECK(s->nr_free == s->objects, "discarding slab %td with %u of %u objects free",
 	      s - M.slabs, s->nr_free, s->objects);
 	CHECK(sleb_map_all_free(s->map, s->objects), "all_free false when discarding");
-	unlist(s);
+	CHECK(s->slab.list == SLEB_LIST_NONE, "discarding slab %td still on list %u",
+	      s - M.slabs, s->slab.list);
 	M.total -= s->objects;
 	M.counts[OBJ_FREE] -= s->objects;
 	free(s->base);
@@ -350,36 +343,28 @@ static void discard(struct mslab *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* slab_take(): take up to @max objects from @s. */
-static unsigned int slab_take(struct mslab *s, void **dst, unsigned int max,
-			      enum obj_state to)
+/* slab_take() from the slab just grown. */
+static unsigned int take_from_slab(struct mslab *s, void **dst, unsigned int max,
+				   enum obj_state to)
 {
 	unsigned int got, want = MIN(max, s->nr_free);
 
-	got = sleb_map_take(s->map, s->objects, s->base, M.size, dst, max);
-	CHECK(got == want, "sleb_map_take from slab %td took %u, %u free, max %u",
+	got = slab_take(&M.cache, &M.node, &s->slab, dst, max);
+	CHECK(got == want, "slab_take from slab %td took %u, %u free, max %u",
 	      s - M.slabs, got, s->nr_free, max);
 	move_objs(dst, got, OBJ_FREE, to);
-	if (got && sleb_map_none_free(s->map, s->objects)) {
-		unlist(s);
-		s->list = LIST_FULL;
-	}
 	return got;
 }
 
-/* node_take(): take from the partial slabs, head first. */
-static unsigned int node_take(void **dst, unsigned int max, enum obj_state to)
+/* node_take() from the partial slabs, head first. */
+static unsigned int take_from_slabs(void **dst, unsigned int max, enum obj_state to)
 {
-	unsigned int got = 0;
+	unsigned int got, want = MIN(max, M.counts[OBJ_FREE]);
 
-	while (got < max && M.nr_partial) {
-		struct mslab *s = &M.slabs[M.partial[0]];
-		unsigned int n = slab_take(s, dst + got, max - got, to);
-
-		/* the kernel would spin here for ever */
-		CHECK(n, "partial slab %td has no free object", s - M.slabs);
-		got += n;
-	}
+	/* Full slabs have no free object: every free one is on the partial list. */
+	got = node_take(&M.cache, &M.node, dst, max);
+	CHECK(got == want, "node_take of %u took %u, %lu free", max, got, M.counts[OBJ_FREE]);
+	move_objs(dst, got, OBJ_FREE, to);
 	return got;
 }
 
@@ -399,46 +384,30 @@ static unsigned int node_get(void **dst, unsigned int max, enum obj_state to)
 		if (got)
 			return got;
 	}
-	return node_take(dst, max, to);
+	return take_from_slabs(dst, max, to);
 }
 
 /*
- * slab_after_put(): relist or discard a slab that objects went back to,
- * by the decision mm/sleb.c takes (sleb_relist_after_put()), checked
- * against the reference's count of the slab's free objects.
+ * After slab_put_run() returned objects to @s: where the slab went must
+ * follow from the reference's count of its free objects and the node's
+ * partial slabs before the put (@nr_partial): an empty slab is discarded
+ * only when the node keeps min_partial partial slabs without it.
  */
-static void slab_after_put(struct mslab *s)
+static void check_relist(struct mslab *s, bool was_full, unsigned long nr_partial,
+			 bool discarded)
 {
-	bool full = s->list == LIST_FULL, empty;
-	enum sleb_relist r;
+	bool empty = s->nr_free == s->objects;
 
-	s->dirty = true;
-	r = sleb_relist_after_put(s->map, s->objects, full, M.nr_partial, M.min_partial, false);
-	empty = r == SLEB_RELIST_DISCARD || r == SLEB_RELIST_KEEP_EMPTY;
-	CHECK((s->nr_free == s->objects) == empty,
-	      "relist %d for a slab with %u of %u objects free", r, s->nr_free, s->objects);
-	CHECK(r != SLEB_RELIST_PARTIAL || (full && s->nr_free && s->nr_free < s->objects),
-	      "to the partial list with %u of %u free", s->nr_free, s->objects);
-	CHECK(r != SLEB_RELIST_STAY || !full || !s->nr_free,
+	CHECK(!discarded || empty, "slab %td discarded with %u of %u free", s - M.slabs,
+	      s->nr_free, s->objects);
+	if (empty)
+		CHECK(discarded == (nr_partial >= M.min_partial),
+		      "empty slab %td %s with %lu partial, min_partial %u", s - M.slabs,
+		      discarded ? "discarded" : "kept", nr_partial, M.min_partial);
+	CHECK(!was_full || !s->nr_free || s->slab.list != SLEB_LIST_FULL,
 	      "a full slab with %u free objects stays full", s->nr_free);
-	switch (r) {
-	case SLEB_RELIST_STAY:
-		break;
-	case SLEB_RELIST_PARTIAL:
-		unlist(s);
-		add_partial(s, false);
-		break;
-	case SLEB_RELIST_DISCARD:
-		/* The node keeps min_partial partial slabs, empty ones too. */
-		CHECK(M.nr_partial >= M.min_partial, "empty slab discarded with %u of %u partial",
-		      M.nr_partial, M.min_partial);
-		discard(s);
-		break;
-	case SLEB_RELIST_KEEP_EMPTY:
-		unlist(s);
-		add_partial(s, true);
-		break;
-	}
+	if (!discarded)
+		s->dirty = true;
 }
 
 /*
@@ -456,7 +425,10 @@ static void free_to_slabs(void * const *objs, unsigned int nr, enum obj_state fr
 		enum sleb_put_result res, want_res = SLEB_PUT_OK;
 		struct mslab *s = find_slab(objs[i]);
 		unsigned int done, want, j;
+		unsigned long nr_partial;
+		struct list_head gone;
 		const char *end;
+		bool was_full;
 
 		if (!s) {
 			i++;	/* "free of a non-slab pointer" */
@@ -487,8 +459,10 @@ static void free_to_slabs(void * const *objs, unsigned int nr, enum obj_state fr
 		}
 		want = j - i;
 
-		done = sleb_map_put(s->map, s->objects, s->base, M.size, M.rsize,
-				    objs + i, nr - i, &res);
+		was_full = s->slab.list == SLEB_LIST_FULL;
+		nr_partial = M.node.nr_partial;
+		INIT_LIST_HEAD(&gone);
+		done = slab_put_run(&M.cache, &M.node, &s->slab, objs + i, nr - i, &res, &gone);
 		CHECK(done == want && res == want_res,
 		      "sleb_map_put of %u at %u into slab %td: consumed %u result %d, expected %u result %d",
 		      nr - i, i, s - M.slabs, done, res, want, want_res);
@@ -501,7 +475,8 @@ static void free_to_slabs(void * const *objs, unsigned int nr, enum obj_state fr
 			continue;
 		}
 		move_objs(objs + i, want_res == SLEB_PUT_OK ? done : done - 1, from, OBJ_FREE);
-		slab_after_put(s);
+		check_relist(s, was_full, nr_partial, !list_empty(&gone));
+		discard_list(&gone);
 		i += done;
 	}
 }
@@ -605,7 +580,7 @@ static void *queue_refill(void)
 		if (!s)
 			return NULL;
 		if (q->size) {
-			q->count = slab_take(s, q->objects, queue_batch(), OBJ_QUEUE);
+			q->count = take_from_slab(s, q->objects, queue_batch(), OBJ_QUEUE);
 			if (q->count)
 				break;
 		}
@@ -722,17 +697,17 @@ static void resize_shared(unsigned int size)
 /* __kmem_cache_shrink(): flush everything, then free the empty slabs. */
 static void shrink(void)
 {
-	unsigned int i;
+	struct slab *slab, *next;
+	struct list_head gone;
 
+	INIT_LIST_HEAD(&gone);
 	queue_flush();
 	shared_flush();
-	for (i = 0; i < MAX_SLABS; i++) {
-		struct mslab *s = &M.slabs[i];
-
-		if (s->active && s->list == LIST_PARTIAL &&
-		    sleb_map_all_free(s->map, s->objects))
-			discard(s);
-	}
+	/* node_shrink() */
+	list_for_each_entry_safe(slab, next, &M.node.partial, slab_list)
+		if (sleb_map_all_free(slab_map(slab), slab->objects))
+			node_remove_slab(&M.node, slab, &gone);
+	discard_list(&gone);
 }
 
 /*
@@ -821,8 +796,10 @@ static void check_slab(struct mslab *s)
 		CHECK(!(s->map[words - 1] & ~BITMAP_LAST_WORD_MASK(s->objects)),
 		      "slab %td: bits beyond %u objects set: %#lx", s - M.slabs, s->objects,
 		      s->map[words - 1]);
-	CHECK(s->list == (s->nr_free ? LIST_PARTIAL : LIST_FULL),
-	      "slab %td with %u free is on list %d", s - M.slabs, s->nr_free, s->list);
+	CHECK(s->slab.list == (!s->nr_free ? SLEB_LIST_FULL :
+			       s->nr_free == s->objects ? SLEB_LIST_EMPTY : SLEB_LIST_PARTIAL),
+	      "slab %td with %u of %u free is on list %u", s - M.slabs, s->nr_free,
+	      s->objects, s->slab.list);
 	s->dirty = false;
 }
 
@@ -844,10 +821,49 @@ static void check_entries(void * const *objs, unsigned int nr, enum obj_state st
 	}
 }
 
+/*
+ * The node's lists hold exactly the active slabs, each on the list its
+ * state names, and the node's counters agree with the reference.
+ */
+static void check_node(void)
+{
+	unsigned long partial = 0, empty = 0, partial_objs = 0, slabs = 0, objects = 0;
+	struct slab *slab;
+
+	list_for_each_entry(slab, &M.node.partial, slab_list) {
+		CHECK(slab_on_partial(slab) && mslab_of(slab)->active,
+		      "slab %td on the partial list has state %u", mslab_of(slab) - M.slabs,
+		      slab->list);
+		partial++;
+		empty += slab->list == SLEB_LIST_EMPTY;
+		partial_objs += slab->objects;
+		objects += slab->objects;
+	}
+	list_for_each_entry(slab, &M.node.full, slab_list) {
+		CHECK(slab->list == SLEB_LIST_FULL && mslab_of(slab)->active,
+		      "slab %td on the full list has state %u", mslab_of(slab) - M.slabs,
+		      slab->list);
+		objects += slab->objects;
+		slabs++;
+	}
+	slabs += partial;
+	CHECK(M.node.nr_partial == partial && M.node.nr_empty == empty &&
+	      M.node.partial_objects == partial_objs,
+	      "node counts %lu partial, %lu empty, %lu objects in them; lists %lu, %lu, %lu",
+	      M.node.nr_partial, M.node.nr_empty, M.node.partial_objects, partial, empty,
+	      partial_objs);
+	CHECK(M.node.nr_slabs == slabs && M.node.total_objects == objects &&
+	      objects == M.total,
+	      "node counts %lu slabs, %lu objects; lists %lu, %lu; model %lu objects",
+	      M.node.nr_slabs, M.node.total_objects, slabs, objects, M.total);
+	CHECK(M.node.free_objects == M.counts[OBJ_FREE], "node counts %lu free, model %lu",
+	      M.node.free_objects, M.counts[OBJ_FREE]);
+}
+
 static void check_all(bool full)
 {
 	unsigned long sum = 0, free_objs = 0;
-	unsigned int i, nr_partial = 0;
+	unsigned int i, active = 0;
 
 	for (i = 0; i < NR_OBJ_STATES; i++)
 		sum += M.counts[i];
@@ -878,12 +894,13 @@ static void check_all(bool full)
 		if (full || s->dirty)
 			check_slab(s);
 		free_objs += s->nr_free;
-		nr_partial += s->list == LIST_PARTIAL;
+		active++;
 	}
 	CHECK(free_objs == M.counts[OBJ_FREE], "free objects %lu, model %lu", free_objs,
 	      M.counts[OBJ_FREE]);
-	CHECK(nr_partial == M.nr_partial, "%u partial slabs, list has %u", nr_partial,
-	      M.nr_partial);
+	CHECK(active == M.node.nr_slabs, "%u active slabs, the node counts %lu", active,
+	      M.node.nr_slabs);
+	check_node();
 }
 
 /* --- Driver -------------------------------------------------------------------- */
@@ -931,6 +948,11 @@ static void setup(void)
 	M.shared = i ? array_alloc(i) : NULL;
 	i = next_byte();
 	M.min_partial = i & 3;
+	M.cache.size = M.size;
+	M.cache.reciprocal_size = M.rsize;
+	M.cache.min_partial = M.min_partial;
+	INIT_LIST_HEAD(&M.node.partial);
+	INIT_LIST_HEAD(&M.node.full);
 	M.max_slabs = 1 + ((i >> 2) % MAX_SLABS);
 	pre = next_byte() % (M.max_slabs + 1);
 	for (i = 0; i < pre; i++)
@@ -939,6 +961,7 @@ static void setup(void)
 
 static void teardown(void)
 {
+	struct list_head gone;
 	unsigned int i;
 
 	/* everything back: the user's objects too */
@@ -951,15 +974,19 @@ static void teardown(void)
 	shrink();
 	check_all(true);
 	CHECK(M.counts[OBJ_FREE] == M.total, "objects missing after tearing down");
+	INIT_LIST_HEAD(&gone);
 	for (i = 0; i < MAX_SLABS; i++) {
 		struct mslab *s = &M.slabs[i];
 
 		if (!s->active)
 			continue;
 		CHECK(sleb_map_all_free(s->map, s->objects), "slab %u not all free", i);
-		discard(s);
+		node_remove_slab(&M.node, &s->slab, &gone);
 	}
-	CHECK(!M.total && !M.counts[OBJ_FREE] && !M.nr_partial, "slabs left after tearing down");
+	discard_list(&gone);
+	CHECK(!M.total && !M.counts[OBJ_FREE] && !M.node.nr_partial && !M.node.nr_slabs &&
+	      !M.node.free_objects && list_empty(&M.node.full),
+	      "slabs left after tearing down");
 	free(M.queue);
 	free(M.shared);
 	free(M.user);
@@ -1080,9 +1107,9 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		M.step++;
 		run_op(next_byte());
 		if (trace)
-			fprintf(stderr, "%lu %s: queue %u shared %u user %u free %lu partial %u\n",
+			fprintf(stderr, "%lu %s: queue %u shared %u user %u free %lu partial %lu\n",
 				M.step, M.op, M.queue->count, M.shared ? M.shared->count : 0,
-				M.nr_user, M.counts[OBJ_FREE], M.nr_partial);
+				M.nr_user, M.counts[OBJ_FREE], M.node.nr_partial);
 		check_all(M.step % FULL_CHECK_EVERY == 0);
 	}
 	teardown();

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Mutation check of the fuzzer: builds fuzz_standalone against copies of
-# mm/sleb_map.h with one bug injected each (the real header is not
-# touched) and runs it on the corpus for SECONDS.  A mutant is caught when
+# mm/sleb_map.h or mm/sleb_node.h with one bug injected each (the real
+# headers are not touched) and runs it on the corpus for SECONDS.  A mutant is caught when
 # the run fails (a violation, a sanitizer report, or a hang).  Prints one
 # "ok - mutation: ..." or "not ok - mutation: ..." line per mutant and exits
 # non-zero when one survived.
@@ -14,6 +14,7 @@ set -u
 b=$1
 seconds=${2:-10}
 hdr=${SLEB_MAP_H:-../../../mm/sleb_map.h}
+node_hdr=../../../mm/sleb_node.h
 case $b in
 /*) ;;
 *) b=$(pwd)/$b ;;
@@ -22,20 +23,24 @@ CC=${CC:-gcc}
 CFLAGS=${CFLAGS:--g -O1 -Wall -Werror -fsanitize=address,undefined -fno-sanitize-recover=all}
 status=0
 
-# mutant NAME DESCRIPTION SED-EXPRESSION
+# mutant NAME DESCRIPTION SED-EXPRESSION [node]: a mutant of mm/sleb_map.h,
+# or with "node" of mm/sleb_node.h
 mutant() {
-	name=$1 desc=$2 expr=$3
+	name=$1 desc=$2 expr=$3 src=$hdr file=sleb_map.h def=SLEB_MAP_HEADER
+	if [ "${4:-}" = node ]; then
+		src=$node_hdr file=sleb_node.h def=SLEB_NODE_HEADER
+	fi
 	d=$b/mutants/$name
 	mkdir -p "$d"
-	sed -e "$expr" "$hdr" >"$d/sleb_map.h"
-	if cmp -s "$hdr" "$d/sleb_map.h"; then
+	sed -e "$expr" "$src" >"$d/$file"
+	if cmp -s "$src" "$d/$file"; then
 		echo "not ok - mutation: $desc is caught" \
-			"(the pattern no longer matches mm/sleb_map.h: update mutation.sh)"
+			"(the pattern no longer matches mm/$file: update mutation.sh)"
 		status=1
 		return
 	fi
 	# shellcheck disable=SC2086
-	if ! $CC $CFLAGS -DSLEB_FUZZ_STANDALONE -DSLEB_MAP_HEADER="\"$d/sleb_map.h\"" \
+	if ! $CC $CFLAGS -DSLEB_FUZZ_STANDALONE -D$def="\"$d/$file\"" \
 		-o "$d/fuzz" fuzz.c >"$d/build.log" 2>&1; then
 		echo "not ok - mutation: $desc is caught" \
 			"(the mutant does not build, see $d/build.log)"
@@ -75,4 +80,12 @@ mutant relist-full "injected relisting of a full slab a put gave nothing back" \
 	's/if (sleb_map_none_free(map, objects))$/if (sleb_map_none_free(map, objects) \&\& !full)/'
 mutant relist-discard "injected discard of an empty slab the node should keep" \
 	's/if (nr_partial >= min_partial || reserve)/if (nr_partial + 1 >= min_partial || reserve)/'
+mutant take-empty "injected stale empty count after a take from an empty slab" \
+	'/slab->list = SLEB_LIST_PARTIAL;/{n;s/n->nr_empty--;/;/}' node
+mutant put-free-count "injected counting of the object a double free ends on" \
+	's/\*result == SLEB_PUT_OK ? done : done - 1/done/' node
+mutant new-slab-state "injected new slab marked partial instead of empty" \
+	's/free == slab->objects ? SLEB_LIST_EMPTY : SLEB_LIST_PARTIAL/SLEB_LIST_PARTIAL/' node
+mutant unlist-objects "injected partial object count kept for a slab leaving the list" \
+	'/if (slab_on_partial(slab)) {/,/}/s/n->partial_objects -= slab->objects;/;/' node
 exit $status
