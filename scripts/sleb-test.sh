@@ -506,6 +506,7 @@ cmd_test() {
 # --- bench --------------------------------------------------------------
 
 KBENCH_SRC=$SLEB_TOP/tools/testing/sleb/kbench
+KCHECK_SRC=$SLEB_TOP/tools/testing/sleb/kcheck
 
 # build_module OUT NAME SRC...: an external module built out of tree
 # against the kernel build OUT, in OUT/NAME, from the files SRC (a Kbuild
@@ -569,7 +570,12 @@ guest_module() {
 		build_module "$2" kmemleak-test "$WORK/samples/kmemleak/kmemleak-test.c" >/dev/null || return 1
 		MODULE_GUEST_PATH=/modules/kmemleak-test.ko
 		;;
-	*) die "unknown module '$1' (kbench or kmemleak-test)" ;;
+	bulk-memcg)
+		build_module "$2" sleb_bulk_memcg "$KCHECK_SRC/sleb_bulk_memcg.c" >/dev/null ||
+			return 1
+		MODULE_GUEST_PATH=/modules/sleb_bulk_memcg.ko
+		;;
+	*) die "unknown module '$1' (kbench, kmemleak-test or bulk-memcg)" ;;
 	esac
 }
 

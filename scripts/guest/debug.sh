@@ -1,7 +1,7 @@
 # The kernel's own checkers against the allocator, in the debug variant
 # booted with sleb_debug=FZPU init_on_alloc=1 init_on_free=1: LKDTM's slab
 # and usercopy tests, FAILSLAB during a workload, kmemleak with its test
-# module.  (memcg
+# module, a bulk allocation failing in a memory cgroup.  (memcg
 # kmem accounting, test_kmem, is in sleb-memcg.sh, run by suite.sh.)
 # Reports a test provokes on purpose are written between SLEB-EXPECT-BEGIN
 # and SLEB-EXPECT-END; the host does not count them as console errors.
@@ -127,6 +127,56 @@ if [ -d "$dbg/failslab" ]; then
 	: "$injected"
 else
 	sleb_fail "failslab: $dbg/failslab exists"
+fi
+
+# --- a failed bulk allocation and its memcg --------------------------------------
+
+# kmem_cache_alloc_bulk() charges the memcg for all the objects it is asked
+# for; sleb_bulk_memcg.ko, loaded from a memory cgroup, makes every page
+# allocation of its bulk call fail (fail_page_alloc, task-filter) after the
+# objects the cache has, and checks that the memcg is charged no more after
+# the failed call than before.
+bulk_memcg() {
+	fpa=$dbg/fail_page_alloc cg=/sys/fs/cgroup
+	if [ ! -f $cg/cgroup.controllers ] && ! mount -t cgroup2 cgroup2 $cg; then
+		echo "sleb_bulk_memcg: setup: cannot mount cgroup2 on $cg"
+		return 1
+	fi
+	if ! echo +memory >$cg/cgroup.subtree_control || ! mkdir -p $cg/sleb-bulk; then
+		echo "sleb_bulk_memcg: setup: no memory cgroup $cg/sleb-bulk"
+		return 1
+	fi
+	if ! { echo Y >"$fpa/task-filter" && echo 0 >"$fpa/min-order" &&
+		echo N >"$fpa/ignore-gfp-wait" && echo 1 >"$fpa/interval" &&
+		echo -1 >"$fpa/times" && echo 0 >"$fpa/verbose" &&
+		echo 100 >"$fpa/probability"; }; then
+		echo "sleb_bulk_memcg: setup: cannot configure $fpa"
+		return 1
+	fi
+	# A shell of its own joins the cgroup ($$ of a subshell is this one's).
+	# shellcheck disable=SC2016
+	sh -c 'echo $$ >"$1/cgroup.procs" && exec insmod /modules/sleb_bulk_memcg.ko' \
+		sh $cg/sleb-bulk
+	rc=$?
+	echo 0 >"$fpa/probability"
+	rmmod sleb_bulk_memcg 2>/dev/null
+	rmdir $cg/sleb-bulk
+	dmesg | grep 'sleb_bulk_memcg: ' | tail -n 1
+	return $rc
+}
+
+if [ ! -f /modules/sleb_bulk_memcg.ko ]; then
+	sleb_fail "bulk-memcg: /modules/sleb_bulk_memcg.ko in the guest"
+elif [ ! -d "$dbg/fail_page_alloc" ]; then
+	sleb_fail "bulk-memcg: $dbg/fail_page_alloc exists"
+else
+	line=$(bulk_memcg)
+	name="bulk-memcg: a failed kmem_cache_alloc_bulk() leaves its memcg uncharged"
+	case $line in
+	*": ok "*) sleb_ok "$name" ;;
+	*) sleb_fail "$name" ;;
+	esac
+	sleb_note "${line#*sleb_bulk_memcg: }"
 fi
 
 # --- LKDTM ----------------------------------------------------------------------
