@@ -183,9 +183,9 @@ SCENARIOS=$SLEB_TOP/scripts/scenarios
 read_scenarios() {
 	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$SCENARIOS" |
 		awk -F'|' '{
-			if (NF != 7) { print "bad line: " $0 > "/dev/stderr"; exit 1 }
+			if (NF != 9) { print "bad line: " $0 > "/dev/stderr"; exit 1 }
 			out = ""
-			for (i = 1; i <= 7; i++) {
+			for (i = 1; i <= 9; i++) {
 				f = $i
 				gsub(/^[ \t]+|[ \t]+$/, "", f)
 				out = out (i > 1 ? "|" : "") f
@@ -211,7 +211,8 @@ scenario_selected() {
 # what the boot gets: SC_APPEND (the command line, with the library suites
 # left out of a lockdep boot that does not count them) and SC_TIMEOUT.
 scenario_set() {
-	IFS='|' read -r SC_NAME SC_VARIANT SC_RUN SC_SCRIPT SC_MODULES SC_COUNTS SC_CMDLINE <<<"$1"
+	IFS='|' read -r SC_NAME SC_ALLOC SC_VARIANT SC_BASE SC_RUN SC_SCRIPT SC_MODULES SC_COUNTS \
+		SC_CMDLINE <<<"$1"
 	[ "$SC_MODULES" = - ] && SC_MODULES=""
 	[ "$SC_COUNTS" = - ] && SC_COUNTS=""
 	SC_APPEND=$SC_CMDLINE
@@ -224,6 +225,36 @@ scenario_set() {
 	[ "$SC_VARIANT" = debug ] && SC_TIMEOUT=1200
 	[ "$SC_COUNTS" = lib ] && SC_TIMEOUT=1800
 	return 0
+}
+
+# scenario_alloc: the allocator of the current scenario; "default" is the
+# checkout's, SLEB, or SLUB on a checkout without mm/sleb.c.
+scenario_alloc() {
+	if [ "$SC_ALLOC" != default ]; then
+		echo "$SC_ALLOC"
+	elif [ -f "$SLEB_TOP/mm/sleb.c" ]; then
+		echo sleb
+	else
+		echo slub
+	fi
+}
+
+# scenario_base_ok: whether the base of this run (base_version) is one the
+# current scenario runs on: "any", or a glob such as "Linux 6.1.*".
+scenario_base_ok() {
+	# shellcheck disable=SC2053 # SC_BASE is a glob
+	[ "$SC_BASE" = any ] || [[ "$(base_version)" == $SC_BASE ]]
+}
+
+# scenario_check: the fields of the current scenario that scripts/sleb
+# run cannot check itself; dies naming the scenario.
+scenario_check() {
+	case $SC_ALLOC in
+	default) ;;
+	*) case " $ALLOCS " in *" $SC_ALLOC "*) ;; *) die "$SCENARIOS: $SC_NAME: unknown allocator '$SC_ALLOC'" ;; esac ;;
+	esac
+	case " $VARIANTS " in *" $SC_VARIANT "*) ;; *) die "$SCENARIOS: $SC_NAME: unknown variant '$SC_VARIANT'" ;; esac
+	[ -n "$SC_BASE" ] || die "$SCENARIOS: $SC_NAME: no base (any, or a glob of the base's name)"
 }
 
 # scenario_command ALLOC: the scripts/sleb run command of the current
@@ -243,14 +274,15 @@ scenario_command() {
 # test_list: the scenarios, one a line.
 test_list() {
 	local line lines
-	printf '%-16s %-8s %-22s %-16s %s\n' SCENARIO VARIANT TOPOLOGY SCRIPT "COMMAND LINE"
-	printf '%-16s %-8s %-22s %-16s %s\n' host - "(this machine)" - \
+	printf '%-16s %-6s %-8s %-5s %-22s %-16s %s\n' SCENARIO ALLOC VARIANT BASE TOPOLOGY SCRIPT \
+		"COMMAND LINE"
+	printf '%-16s %-6s %-8s %-5s %-22s %-16s %s\n' host - - - "(this machine)" - \
 		"userspace harness, scripts/sleb's refusals, series checks"
 	mapfile -t lines < <(read_scenarios)
 	for line in "${lines[@]}"; do
 		scenario_set "$line"
-		printf '%-16s %-8s %-22s %-16s %s\n' "$SC_NAME" "$SC_VARIANT" \
-			"${SC_RUN:-(2 CPUs, 1 node)}" "$SC_SCRIPT" "$SC_CMDLINE"
+		printf '%-16s %-6s %-8s %-5s %-22s %-16s %s\n' "$SC_NAME" "$(scenario_alloc)" \
+			"$SC_VARIANT" "$SC_BASE" "${SC_RUN:-(2 CPUs, 1 node)}" "$SC_SCRIPT" "$SC_CMDLINE"
 	done
 }
 
@@ -307,14 +339,18 @@ test_scenario() {
 	if ! (build_kernel "$alloc" "$SC_VARIANT" >/dev/null); then
 		T_LOG=$(build_dir "$alloc" "$SC_VARIANT")/build.log
 		t_fail "$tag: kernel builds"
+		cp "$T_TAP" "$dir/host.tap"
 		T_TAP="" T_LOG=""
 		return
 	fi
 	build_kernel "$alloc" "$SC_VARIANT" >/dev/null 2>&1
+	# What the host found before the boot, for recheck: module builds.
 	if ! scenario_modules "$alloc" "$tag"; then
+		cp "$T_TAP" "$dir/host.tap"
 		T_TAP="" T_LOG=""
 		return 0
 	fi
+	cp "$T_TAP" "$dir/host.tap"
 	RUN_ALLOC=$alloc RUN_VARIANT=$SC_VARIANT RUN_QUIET=1 RUN_APPEND=$SC_APPEND
 	RUN_TIMEOUT=$SC_TIMEOUT RUN_SMP=2 RUN_NUMA=1 RUN_MEM=1G RUN_DIMM=0 RUN_ICOUNT=0
 	for o in $SC_RUN; do
@@ -340,6 +376,34 @@ test_scenario() {
 	T_TAP="" T_LOG=""
 }
 
+# replay_tap FILE: count the result lines a run wrote to FILE again, with
+# the "# log:" lines they had.
+replay_tap() {
+	local l log=$T_LOG
+	T_LOG=""
+	while IFS= read -r l; do
+		case $l in
+		"ok - "*) t_ok "${l#ok - }" ;;
+		"not ok - "*) t_fail "${l#not ok - }" ;;
+		"#"*) t_line "$l" ;;
+		esac
+	done <"$1"
+	T_LOG=$log
+}
+
+# check_recheck COUNTS: recheck of this run's results must count what the
+# boots counted ("N passed, N failed").
+check_recheck() {
+	local got
+	got=$("$SLEB_TOP/scripts/sleb" recheck "$RESULTS" 2>&1 | tail -n 1)
+	if [ "$got" = "$1" ]; then
+		t_ok "recheck: counting the consoles again gives the boots' counts"
+	else
+		t_fail "recheck: counting the consoles again gives the boots' counts"
+		t_line "# the boots: $1; scripts/sleb recheck $RESULTS: $got"
+	fi
+}
+
 # cmd_recheck [DIR]: count the consoles of a finished run again (default:
 # the latest), without building or booting anything.
 cmd_recheck() {
@@ -355,8 +419,11 @@ cmd_recheck() {
 		line=$(sed -n 2p "$d/scenario")
 		scenario_set "$line"
 		T_LOG=$d/console.log
+		[ ! -f "$d/host.tap" ] || replay_tap "$d/host.tap"
 		if [ ! -f "$T_LOG" ]; then
-			t_fail "$alloc-$SC_NAME: no console (it was not booted)"
+			# A failed build or module build, replayed above, is why.
+			grep -q '^not ok - ' "$d/host.tap" 2>/dev/null ||
+				t_fail "$alloc-$SC_NAME: no console (it was not booted)"
 			continue
 		fi
 		rc=$(sed -n 's/^.*SLEB-GUEST-EXIT: \([0-9]*\).*/\1/p' "$T_LOG" | tail -n 1)
@@ -437,7 +504,7 @@ test_host() {
 }
 
 cmd_test() {
-	local a alloc t0 line lines only="" list=0 dry=0 n=0
+	local a alloc t0 line lines only="" list=0 dry=0 n=0 p0 f0 booted=""
 	for a in "$@"; do
 		case $a in
 		--soak) HOTPLUG_CYCLES=100 ;;
@@ -456,11 +523,10 @@ cmd_test() {
 		test_list
 		return 0
 	fi
-	if [ -f "$SLEB_TOP/mm/sleb.c" ]; then
-		alloc=sleb
-	else
-		alloc=slub
-	fi
+	for line in "${lines[@]}"; do
+		scenario_set "$line"
+		scenario_check
+	done
 	if [ -n "$only" ]; then
 		for line in "${lines[@]}"; do
 			scenario_set "$line"
@@ -473,7 +539,9 @@ cmd_test() {
 		for line in "${lines[@]}"; do
 			scenario_set "$line"
 			scenario_selected "$SC_NAME" "$only" || continue
+			alloc=$(scenario_alloc)
 			echo "# $alloc-$SC_NAME"
+			scenario_base_ok || echo "# (skipped on this base: it runs on '$SC_BASE')"
 			scenario_command "$alloc"
 		done
 		return 0
@@ -493,11 +561,18 @@ cmd_test() {
 		test_host
 		T_TAP=""
 	fi
+	p0=$T_PASS f0=$T_FAIL
 	for line in "${lines[@]}"; do
 		scenario_set "$line"
 		scenario_selected "$SC_NAME" "$only" || continue
-		test_scenario "$alloc" "$line"
+		if ! scenario_base_ok; then
+			echo "# skip $SC_NAME: it runs on bases '$SC_BASE', not $(base_version)"
+			continue
+		fi
+		test_scenario "$(scenario_alloc)" "$line"
+		booted=1
 	done
+	[ -z "$booted" ] || check_recheck "$((T_PASS - p0)) passed, $((T_FAIL - f0)) failed"
 	echo "# took $(($(date +%s) - t0)) s"
 	echo "$T_PASS passed, $T_FAIL failed"
 	[ "$T_FAIL" = 0 ]
