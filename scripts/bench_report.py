@@ -31,6 +31,9 @@ METRICS = [
      "IPIs per second, lower is better"),
     ("reclaim_slab_kb", "Slab under reclaim (stress-ng --vm), sampled each second", "kB, lower is better"),
     ("text_bytes", "kernel text size", "bytes, lower is better"),
+    ("cache_l1d_misses", "L1D misses per operation under the cache model", "misses per op, lower is better"),
+    ("cache_l2_misses", "L2 misses per operation under the cache model", "misses per op, lower is better"),
+    ("cache_accesses", "loads and stores per operation under the cache model", "accesses per op"),
 ]
 rank = {m[0]: i for i, m in enumerate(METRICS)}
 values = {}
@@ -87,8 +90,14 @@ w("- kernels: %s, variant fast%s; base %s"
      if any(a.endswith("-nodebug") for a in allocs) else "", meta.get("base", "?")))
 w("- source: %s" % meta.get("commit", "?"))
 w("- rounds: %s, interleaved (%s, ...)" % (meta.get("rounds", "?"), " ".join(allocs)))
-w("- hackbench loops: %s / groups; kbench n=%s; sleb_rr %s s per protocol"
-  % (meta.get("loops", "?"), meta.get("kbench_n", "?"), meta.get("rr_seconds", "?")))
+if meta.get("cache") == "1":
+    w("- cache model: %s; kbench n=%s, sizes %s, cold case evicts with %s KiB; hackbench "
+      "(MODE:GROUPS:LOOPS) %s" % (meta.get("cache_geometry", "?"), meta.get("kbench_n", "?"),
+                                 meta.get("cache_sizes", "?"), meta.get("cache_evict_kb", "?"),
+                                 meta.get("cache_hackbench", "?")))
+else:
+    w("- hackbench loops: %s / groups; kbench n=%s; sleb_rr %s s per protocol"
+      % (meta.get("loops", "?"), meta.get("kbench_n", "?"), meta.get("rr_seconds", "?")))
 w("- host: %s" % meta.get("host", "?"))
 if meta.get("cmdline"):
     w("- guest kernel command line adds: `%s` (no KUnit suite runs at boot)" % meta["cmdline"])
@@ -116,10 +125,156 @@ for m, title, unit in METRICS:
     w("| " + " | ".join(cells) + " |")
 w("")
 
+
+
+def pdict(params):
+    return dict(t.split("=", 1) for t in params.split())
+
+
+def cache_mean(alloc, scope, metric, pred):
+    """Mean over the matching rows of the median per op, or None."""
+    vs = [med[(k, alloc)] for k in values if k[0] == metric and (k, alloc) in med
+          and pdict(k[1]).get("scope") == scope and pred(pdict(k[1]))]
+    return (sum(vs) / len(vs), len(vs)) if vs else (None, 0)
+
+
+CACHE_WORKLOADS = [
+    ("cold case (cold_free and cold_alloc, every size and count)",
+     lambda p: p["case"] in ("cold_free", "cold_alloc")),
+    ("cold_free", lambda p: p["case"] == "cold_free"),
+    ("cold_alloc (with the caller's first write)", lambda p: p["case"] == "cold_alloc"),
+    ("hackbench sockets (per message)", lambda p: p["case"] == "hackbench_socket"),
+    ("hackbench pipes (per message)", lambda p: p["case"] == "hackbench_pipe"),
+    ("pair (kmalloc+kfree)", lambda p: p["case"] == "pair"),
+    ("bulk_pair", lambda p: p["case"] == "bulk_pair"),
+    ("remote_free (2 vCPUs)", lambda p: p["case"] == "remote_free"),
+]
+
+if any(k[0] == "cache_l1d_misses" for k in values):
+    w("## Cache model: misses per operation")
+    w("")
+    goals = [("cold case (cold_free and cold_alloc, every size and count)", CACHE_WORKLOADS[0][1], 0.5),
+             ("hackbench sockets", CACHE_WORKLOADS[3][1], 0.9)]
+    for a, ref in ratio_pairs:
+        for name, pred, goal in goals:
+            x = cache_mean(a, "allocator", "cache_l1d_misses", pred)[0]
+            y = cache_mean(ref, "allocator", "cache_l1d_misses", pred)[0]
+            xt = cache_mean(a, "total", "cache_l1d_misses", pred)[0]
+            yt = cache_mean(ref, "total", "cache_l1d_misses", pred)[0]
+            if x is None or not y or xt is None or not yt:
+                continue
+            w("- **%s, %s/%s: allocator-caused L1D misses %.2f, all L1D misses %.2f** "
+              "(goal for the allocator's: at most %.1f; %s)"
+              % (name, a, ref, x / y, xt / yt, goal, "met" if x / y <= goal else "not met"))
+    w("")
+    w("Each cell is the mean over the workload's rows of the median L1D (or L2) misses per")
+    w("operation.  total: every access the guest made inside the marked region (kernel, module,")
+    w("user); allocator: accesses whose instruction lies in the allocator's own objects")
+    w("(mm/slab_common.o and mm/<allocator>.o).  A miss the allocator does not take may reappear")
+    w("in its caller (cold_alloc writes each object once after kmalloc), so total is the headline.")
+    w("")
+    hdr = ["workload", "rows", "misses", "scope"] + allocs + ["%s/%s" % p for p in ratio_pairs]
+    w("| " + " | ".join(hdr) + " |")
+    w("|" + "---|" * len(hdr))
+    for name, pred in CACHE_WORKLOADS:
+        for metric, label in (("cache_l1d_misses", "L1D"), ("cache_l2_misses", "L2")):
+            for scope in ("total", "allocator"):
+                means = {a: cache_mean(a, scope, metric, pred) for a in allocs}
+                nrows = max(n for _, n in means.values())
+                if not nrows:
+                    continue
+                cells = [name, str(nrows), label, scope] + [fmt(means[a][0]) for a in allocs]
+                for a, ref in ratio_pairs:
+                    x, y = means[a][0], means[ref][0]
+                    cells.append("%.2f" % (x / y) if x is not None and y else "-")
+                w("| " + " | ".join(cells) + " |")
+    w("")
+    # Repeatability: rows, and the headline means, from round to round.
+    spread = []
+    big = []
+    for k, per in values.items():
+        if k[0] not in ("cache_l1d_misses", "cache_l2_misses"):
+            continue
+        for a, vs in per.items():
+            if len(vs) > 1 and max(vs) > 0:
+                spread.append((max(vs) - min(vs)) / max(vs))
+                if min(vs) >= 0.1 and pdict(k[1]).get("case") in ("cold_free", "cold_alloc",
+                                                                    "hackbench_socket"):
+                    big.append((max(vs) - min(vs)) / max(vs))
+    if spread:
+        same = sum(1 for x in spread if x == 0)
+        w("Repeatability over %s rounds: %d of %d miss rows are identical in every round; of the"
+          % (meta.get("rounds", "?"), same, len(spread)))
+        w("cold-case and hackbench-socket rows with at least 0.1 misses per operation the largest")
+        w("spread (max-min)/max is %.1f%%.  The -icount guest runs the same code, but not bit for"
+          % (100 * max(big) if big else 0))
+        w("bit: interrupts land a few instructions apart from boot to boot (QEMU promises")
+        w("determinism only under record/replay), so small counts move by a few misses, and a")
+        w("workload whose scheduling follows the interrupts moves more (bulk_free of 1 KiB objects,")
+        w("whose slab pages come from the page allocator, up to half; hackbench over pipes, not")
+        w("run, twice).")
+        w("")
+    src_file = os.path.join(out, "cache-sources.csv")
+    if os.path.exists(src_file):
+        src = {}
+        nrows = {}
+        with open(src_file) as f:
+            for r in csv.DictReader(f):
+                if r["round"] != "1":
+                    continue
+                p = pdict(r["params"])
+                for name, pred in CACHE_WORKLOADS[:1] + CACHE_WORKLOADS[3:4]:
+                    if not pred(p):
+                        continue
+                    nrows.setdefault((name, r["alloc"]), set()).add(r["params"])
+                    key = (name, r["alloc"])
+                    fk = "%s (%s)" % (r["function"], r["memory"])
+                    src.setdefault(key, {})
+                    src[key][fk] = src[key].get(fk, 0) + float(r["l1d_misses_per_op"])
+        if src:
+            w("### Where the allocator's L1D misses come from (round 1)")
+            w("")
+            w("Function of the access and the memory it touched: page = struct page/struct slab")
+            w("(vmemmap), direct = the direct map (objects, kmalloc'd arrays, per-cpu data), image =")
+            w("the kernel's data and bss; misses per operation, averaged over the workload's rows.")
+            w("")
+            for (name, a), d in sorted(src.items()):
+                n = len(nrows[(name, a)])
+                top = sorted(d.items(), key=lambda x: -x[1])[:8]
+                w("- %s, %s: %s" % (a, name, "; ".join("%s %s" % (f, fmt(v / n)) for f, v in top)))
+            w("")
+
+    cg = os.path.join(out, "cachegrind.txt")
+    if os.path.exists(cg):
+        w("### The bookkeeping alone: valgrind's cache simulator on the userspace harness")
+        w("")
+        w("`make -C tools/testing/sleb cachegrind`: mm/sleb_map.h's operations in bench.c, same")
+        w("geometry (D1 32 KiB 8-way, LL 1 MiB 16-way), per operation:")
+        w("")
+        w("```")
+        for l in open(cg):
+            w(l.rstrip("\n"))
+        w("```")
+        w("")
+
+# Under the cache model the detailed tables keep the cases of the headline;
+# every row is in samples.csv.
+DETAIL_CASES = ("cold_free", "cold_alloc", "pair", "remote_free", "hackbench_socket", "hackbench_pipe")
+
+
+def shown(key):
+    if meta.get("cache") != "1" or key[0] not in ("kbench", "cache_l1d_misses", "cache_l2_misses",
+                                                  "cache_accesses"):
+        return True
+    return pdict(key[1]).get("case") in DETAIL_CASES
+
+
 for m, title, unit in METRICS:
-    keys = sorted((k for k in values if k[0] == m), key=lambda k: param_key(k[1]))
+    keys = sorted((k for k in values if k[0] == m and shown(k)), key=lambda k: param_key(k[1]))
     if not keys:
         continue
+    if m == "kbench" and meta.get("cache") == "1":
+        title, unit = "kbench module under -icount", "get_cycles() per op, proportional to instructions"
     w("## %s (%s)" % (title, unit))
     w("")
     if m == "partial_slabs":
@@ -129,6 +284,10 @@ for m, title, unit in METRICS:
         w("")
     if m == "text_bytes":
         w("`size` text of vmlinux and of mm/<allocator>.o (mm/slub.o, mm/slab.o, mm/sleb.o, mm/slob.o).")
+        w("")
+    if meta.get("cache") == "1" and m.startswith("cache_"):
+        w("Cases of the headline only (seq_* and bulk_* are in samples.csv); remote_free runs on")
+        w("two vCPUs taking turns on one TCG thread, the others under -icount on one vCPU.")
         w("")
     if m == "kbench":
         w("conc_*: one kthread per online CPU at once, average or maximum over the CPUs;")
@@ -267,6 +426,13 @@ for size in ("64", "256", "1024", "4096"):
     bk.append(("bulk_pair size %s" % size, series("kbench", {"case": "bulk_pair", "size": size}, "bulk")))
 scripts.append(panels_script(os.path.join(out, "kbench-bulk.png"), bk, "objects per bulk call",
                              "cycles per object", True, True, (2, 2)))
+ck = []
+for case in ("cold_free", "cold_alloc"):
+    for scope in ("allocator", "total"):
+        ck.append(("%s count 1024, %s" % (case, scope),
+                   series("cache_l1d_misses", {"case": case, "count": "1024", "scope": scope}, "size")))
+scripts.append(panels_script(os.path.join(out, "cache.png"), ck, "object size (bytes)",
+                             "L1D misses per op", True, False, (2, 2)))
 pngs = []
 for n, gp in enumerate(s for s in scripts if s):
     fn = os.path.join(pdir, "plot%d.gp" % n)

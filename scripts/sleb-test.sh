@@ -77,6 +77,19 @@ count_guest_tap() {
 	done < <(sed 's/^\[ *[0-9.]*\] //' "$log" | grep -E '^SLEB-KSFT(-BEGIN)?: ' | grep -Ev '^SLEB-KSFT:  +')
 }
 
+# count_cachemodel LOG TAG: the known answers of the cache model's strides
+# (scripts/guest/cachemodel.sh) in the regions the plugin wrote to LOG.cache.
+count_cachemodel() {
+	local log=$1 tag=$2 line
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) t_ok "$tag: ${line#ok - }" ;;
+		"not ok - "*) t_fail "$tag: ${line#not ok - }" ;;
+		"# "*) t_line "$line" ;;
+		esac
+	done < <(python3 "$SLEB_TOP/scripts/cache_report.py" check "$log" "$log.cache" || true)
+}
+
 count_meminit() {
 	local log=$1 tag=$2 line
 	line=$(grep -o 'test_meminit: .*' "$log" | grep -E 'all [0-9]+ tests passed|failures:' | tail -n 1 || true)
@@ -312,6 +325,7 @@ count_scenario() {
 	case $SC_COUNTS in
 	lib) count_lib_suites "$log" "$tag" ;;
 	meminit) count_meminit "$log" "$tag" ;;
+	cachemodel) count_cachemodel "$log" "$tag" ;;
 	esac
 	count_guest_tap "$log" "$tag"
 	errs=$(console_errors "$log")
@@ -352,7 +366,7 @@ test_scenario() {
 	fi
 	cp "$T_TAP" "$dir/host.tap"
 	RUN_ALLOC=$alloc RUN_VARIANT=$SC_VARIANT RUN_QUIET=1 RUN_APPEND=$SC_APPEND
-	RUN_TIMEOUT=$SC_TIMEOUT RUN_SMP=2 RUN_NUMA=1 RUN_MEM=1G RUN_DIMM=0 RUN_ICOUNT=0
+	RUN_TIMEOUT=$SC_TIMEOUT RUN_SMP=2 RUN_NUMA=1 RUN_MEM=1G RUN_DIMM=0 RUN_ICOUNT=0 RUN_CACHE=""
 	for o in $SC_RUN; do
 		parse_run_option "$o" || die "$SCENARIOS: $SC_NAME: '$o' is no option of scripts/sleb run"
 	done
@@ -472,6 +486,9 @@ bench --rounds=0|bench: --rounds must be 1..100
 bench --allocs=slab-nodebug|only sleb and slub have debugging code
 bench --allocs=sleb,sleb|--allocs names sleb twice
 bench --distro|bench: --distro needs --icount
+bench --cache --icount|bench: --cache runs under -icount of its own
+run --cache-model=l1=32K;ways=8|bad --cache-model 'l1=32K;ways=8'
+run --cache-model=out=x|--cache-model: symbols= and out= are set by scripts/sleb
 series --bogus|unknown option
 CASES
 	rm -rf "$SLEB_CACHE/cli-check"
@@ -496,6 +513,8 @@ test_host() {
 		python3 "$SLEB_TOP/scripts/tests/test_bench_report.py"
 	t_command "bench_docs.py: a base's results replace its own section only" \
 		python3 "$SLEB_TOP/scripts/tests/test_bench_docs.py"
+	t_command "cache_report.py: per-op rows, the allocator's share, the model check of a fixture" \
+		python3 "$SLEB_TOP/scripts/tests/test_cache_report.py"
 	t_command "kunit_results.py: passes, skips, failures and a crash of a fixture console" \
 		python3 "$SLEB_TOP/scripts/tests/test_kunit_results.py" "$WORK"
 	if declare -F series_quick_check >/dev/null; then
@@ -678,6 +697,7 @@ bench_parse() {
 				row("rr", "proto=" kv["proto"] " pairs=" kv["pairs"], kv["rate"], "transactions/s")
 			else if (kind == "kbench" && ("cycles_per_op" in kv)) {
 				p = "case=" kv["case"] " size=" kv["size"]
+				if ("count" in kv) p = p " count=" kv["count"]
 				if ("bulk" in kv) p = p " bulk=" kv["bulk"]
 				if ("cpus" in kv) p = p " cpus=" kv["cpus"]
 				row("kbench", p, kv["cycles_per_op"], "cycles")
@@ -716,9 +736,149 @@ bench_kernel_name() {
 	[ "$base" = "$1" ] || variant=nodebug
 }
 
+# What the boots of bench --cache run.
+CACHE_N=1000
+CACHE_SIZES=64,256,1024
+CACHE_TESTS=51 # seq 1, pair 2, bulk 16, cold 32
+CACHE_HACKBENCH="socket:1:20 socket:4:5"
+CACHE_EVICT_KB=4096
+CACHE_GEOMETRY="L1D 32 KiB 8-way, L2 1 MiB 16-way, 64-byte lines, LRU, per vCPU"
+
+# bench_alloc_syms ALLOC OUT FILE: the text symbols of the allocator's
+# objects of the build OUT (its own, mm/slab_common.o, and SLEB's
+# debugging object), one name a line; the cache model's "allocator" scope.
+bench_alloc_syms() {
+	local base=${1%-nodebug} o objs=""
+	for o in slab_common "$base" sleb_debug; do
+		[ -f "$2/mm/$o.o" ] && objs="$objs $2/mm/$o.o"
+	done
+	[ -f "$2/mm/$base.o" ] || return 1
+	# shellcheck disable=SC2086 # a list of objects
+	nm --defined-only $objs 2>/dev/null | awk 'NF == 3 && $2 ~ /^[tTwW]$/ { print $3 }' | sort -u >"$3"
+	[ -s "$3" ]
+}
+
+# cache_wrapper TESTS HACKBENCH: the guest script of a cache model boot.
+cache_wrapper() {
+	echo "SLEB_CACHE_N=$CACHE_N"
+	echo "SLEB_CACHE_SIZES=$CACHE_SIZES"
+	echo "SLEB_CACHE_TESTS=$1"
+	echo "SLEB_CACHE_EVICT_KB=$CACHE_EVICT_KB"
+	echo "SLEB_CACHE_HACKBENCH=\"$2\""
+	echo ". /sleb/guest/cachebench.sh"
+}
+
+# bench_cache_boot ROUND ALLOC SMP TESTS HACKBENCH MODE: one boot under the
+# cache model; its rows go to samples.csv.tmp, with the kbench module's
+# instruction figures when it runs under -icount (one vCPU).
+bench_cache_boot() {
+	local r=$1 a=$2 smp=$3 tests=$4 hb=$5 mode=$6 log wrapper n=0 rows
+	bench_kernel_name "$a"
+	RUN_ALLOC=$base RUN_VARIANT=$variant RUN_SMP=$smp
+	log=$out/logs/round$r-$a-smp$smp.log
+	wrapper=$out/guest-cache-$tests.sh
+	cache_wrapper "$tests" "$hb" >"$wrapper"
+	GUEST_FILES="${kos[$a]}:/kbench/slab_bench.ko" guest_run "${kernels[$a]}" "$wrapper" "$log" || true
+	if [ "$smp" = 1 ]; then
+		n=$(BENCH_MODE="icount shift=0 (instructions), -smp 1" bench_parse "$r" "$a" "$log" |
+			grep ',kbench,' | tee -a "$out/samples.csv.tmp" | wc -l)
+	fi
+	if [ -f "$log.cache" ]; then
+		rows=$(python3 "$SLEB_TOP/scripts/cache_report.py" rows "$r" "$a" "$log" "$log.cache" \
+			"$(dirname "${kernels[$a]}")/../../../System.map" "$out/syms-$a.txt" "$mode" \
+			"$out/cache-sources.tmp" 2>>"$out/errors.txt") || true
+		if [ -n "$rows" ]; then
+			echo "$rows" >>"$out/samples.csv.tmp"
+			n=$((n + $(echo "$rows" | wc -l)))
+		fi
+	else
+		echo "round $r $a smp $smp: the cache model wrote no regions (console: logs/$(basename "$log"))" >>"$out/errors.txt"
+	fi
+	sed 's/^\[ *[0-9.]*\] //' "$log" | grep -a '^SLEB-BENCH: error \|^sleb-cache: error' |
+		sed "s/^/round $r $a smp $smp: /" >>"$out/errors.txt" || true
+	if [ "$GUEST_RC" != 0 ]; then
+		failed=1
+		echo "round $r $a smp $smp: the guest failed, status $GUEST_RC (console: logs/$(basename "$log"))" >>"$out/errors.txt"
+	fi
+	errs=$(console_errors "$log")
+	if [ -n "$errs" ]; then
+		failed=1
+		echo "$errs" | head -n 3 | sed "s/^/round $r $a: kernel: /" >>"$out/errors.txt"
+	fi
+	note "bench: round $r/$rounds $a, $smp vCPU(s): $n samples, status $GUEST_RC, ${GUEST_SECONDS} s"
+}
+
+# bench_cache ALLOCS UPDATE_DOCS ARGS: the rounds of bench --cache, with
+# out, rounds, kernels and kos of cmd_bench.  Each round boots each
+# allocator twice under the cache model: one vCPU under -icount for the
+# single-CPU cases and hackbench, then two vCPUs taking turns on one thread
+# for the remote free.
+bench_cache() {
+	local a r mode1 mode2
+	RUN_CACHE=on RUN_ICOUNT=1 RUN_NUMA=1 RUN_MEM=1G RUN_QUIET=1 RUN_TIMEOUT=3600
+	RUN_APPEND="kunit.filter_glob=no-kunit-in-bench"
+	mode1="cache model ($CACHE_GEOMETRY), icount, -smp 1"
+	mode2="cache model ($CACHE_GEOMETRY), TCG round-robin, -smp 2"
+	for a in $1; do
+		bench_alloc_syms "$a" "$(dirname "${kernels[$a]}")/../../.." "$out/syms-$a.txt" ||
+			die "bench: no allocator objects in the $a build"
+	done
+	: >"$out/cache-sources.tmp"
+	{
+		echo "date=$(date '+%Y-%m-%d %H:%M:%S %Z')"
+		echo "timing_mode=$mode1; remote free: $mode2"
+		echo "accel=tcg-icount + sleb_cache.so"
+		echo "allocs=$1"
+		echo "rounds=$rounds"
+		echo "kbench_n=$CACHE_N"
+		echo "cache=1"
+		echo "cache_sizes=$CACHE_SIZES"
+		echo "cache_hackbench=$CACHE_HACKBENCH"
+		echo "cache_evict_kb=$CACHE_EVICT_KB"
+		echo "cache_geometry=$CACHE_GEOMETRY"
+		echo "base=$(base_version) + $(series_patches | wc -l) patches"
+		echo "commit=$(git -C "$SLEB_TOP" describe --always --dirty 2>/dev/null || echo unknown)"
+		echo "host=$(nproc) CPUs, $(uname -r)"
+		echo "cmdline=nokaslr norandmaps $RUN_APPEND; QEMU -seed 1 -rtc clock=vm"
+	} >"$out/meta.txt"
+	note "bench: cache model, $1, $rounds round(s); results in $out"
+	for ((r = 1; r <= rounds; r++)); do
+		for a in $1; do
+			bench_cache_boot "$r" "$a" 1 "$CACHE_TESTS" "$CACHE_HACKBENCH" "$mode1"
+			bench_cache_boot "$r" "$a" 2 8 "" "$mode2"
+		done
+	done
+	{
+		echo "round,alloc,metric,params,value,unit,timing_mode"
+		cat "$out/samples.csv.tmp"
+	} >"$out/samples.csv"
+	{
+		echo "round,alloc,params,function,memory,l1d_misses_per_op"
+		cat "$out/cache-sources.tmp"
+	} >"$out/cache-sources.csv"
+	rm -f "$out/samples.csv.tmp" "$out/cache-sources.tmp"
+	note "bench: valgrind's cache simulator on the bookkeeping (make -C tools/testing/sleb cachegrind)"
+	make -s -C "$SLEB_TOP/tools/testing/sleb" cachegrind >"$out/cachegrind.txt" 2>"$out/cachegrind.log" ||
+		echo "cachegrind: make -C tools/testing/sleb cachegrind failed (log: cachegrind.log)" >>"$out/errors.txt"
+	bench_report "$out" || die "bench: the report failed (samples in $out/samples.csv)"
+	if [ "$2" = 1 ]; then
+		python3 "$SLEB_TOP/scripts/bench_docs.py" "$SLEB_TOP/docs/benchmarks.md" "$BASE_ID-cache" \
+			"$out/results.md" "scripts/sleb bench $3" ||
+			die "bench: docs/benchmarks.md not updated"
+		note "bench: docs/benchmarks.md updated for $BASE_ID-cache"
+	fi
+	if [ -s "$out/errors.txt" ]; then
+		note "bench: problems (also in results.md):"
+		sed 's/^/  /' "$out/errors.txt" | head -n 20 >&2
+	fi
+	note "bench: cache model; results.md, samples.csv and plots in:"
+	echo "$out"
+	[ "$failed" = 0 ]
+}
+
 cmd_bench() {
 	local quick=0 rounds="" out="" list="" icount=0 nobuild=0 a r allocs="" seen=" " wrapper log n
-	local loops kbench_n rr_seconds accel failed=0 errs base variant update_docs=0
+	local loops kbench_n rr_seconds accel failed=0 errs base variant update_docs=0 cache=0
 	declare -A kernels kos
 	for a in "$@"; do
 		case $a in
@@ -733,6 +893,7 @@ cmd_bench() {
 			[ -n "$list" ] || die "bench: --allocs needs a list, e.g. --allocs=sleb,slub"
 			;;
 		--icount) icount=1 ;;
+		--cache) cache=1 ;;
 		--distro) FLAVOR=distro ;;
 		--no-build) nobuild=1 ;;
 		--update-docs) update_docs=1 ;;
@@ -741,15 +902,20 @@ cmd_bench() {
 	done
 	# JUMP_LABEL kernels under multi-threaded TCG: see flavor-distro.config.
 	[ -z "$FLAVOR" ] || [ "$icount" = 1 ] || die "bench: --distro needs --icount (one vCPU thread)"
+	[ "$cache" = 0 ] || [ "$icount" = 0 ] || die "bench: --cache runs under -icount of its own; leave out --icount"
+	[ "$cache" = 0 ] || [ -z "$FLAVOR" ] || die "bench: --cache and --distro do not go together"
 	if [ -z "$rounds" ]; then
 		rounds=5
 		[ "$quick" = 1 ] && rounds=2
+		[ "$cache" = 1 ] && rounds=2
 	fi
 	case $rounds in '' | *[!0-9]*) die "bench: bad --rounds '$rounds' (a number, 1..100)" ;; esac
 	[ "$rounds" -ge 1 ] && [ "$rounds" -le 100 ] || die "bench: --rounds must be 1..100"
 	if [ -z "$list" ]; then
 		list="sleb,slub,slab,slob"
 		[ -f "$SLEB_TOP/mm/sleb.c" ] || list="slub,slab,slob"
+		[ "$cache" = 0 ] || list="sleb,slub"
+		[ "$cache" = 0 ] || [ -f "$SLEB_TOP/mm/sleb.c" ] || list="slub"
 	fi
 	for a in $(echo "$list" | tr ',' ' '); do
 		case $a in
@@ -798,6 +964,10 @@ cmd_bench() {
 	done
 	guest_base_initramfs
 
+	if [ "$cache" = 1 ]; then
+		bench_cache "$allocs" "$update_docs" "$*"
+		return
+	fi
 	if [ "$icount" = 1 ]; then
 		RUN_ICOUNT=1 RUN_SMP=1 accel=tcg-icount
 		BENCH_MODE="icount shift=0 (instructions), -smp 1"

@@ -33,6 +33,17 @@
  *      kmem_cache_free_bulk() of bulk=k objects on a cache of each size up
  *      to 4096 bytes: n/k bulk allocations then n/k bulk frees, and n/k
  *      (alloc_bulk, free_bulk) rounds; cycles per object
+ *  32  cold_free, cold_alloc: the 2010 RFC's case, for each count c of
+ *      cold_counts: c x kmalloc, each object written whole; then a pass
+ *      over evict_kb KiB (default 4096, four times a 1 MiB L2) so that
+ *      no object, struct slab or queue is left in the cache; then c x
+ *      kfree (cold_free) and c x kmalloc, each followed by the caller's
+ *      first write to the object (cold_alloc); cycles per object
+ *
+ * With cache_marks=1 (x86-64) every single-CPU case is a region of the
+ * cache model of "scripts/sleb bench --cache" (tools/testing/sleb/
+ * cachesim): the case's kmalloc/kfree calls lie between a begin and an end
+ * marker, and its line gains "region=<r> ops=<count>".
  *
  * With burst_mb=M the module instead allocates M MiB of kmalloc objects of
  * the first size (default 128 bytes), frees them all and reports
@@ -67,17 +78,20 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timex.h>
+#include <linux/vmalloc.h>
 
 #define BENCH_SEQ	BIT(0)
 #define BENCH_PAIR	BIT(1)
 #define BENCH_CONC	BIT(2)
 #define BENCH_REMOTE	BIT(3)
 #define BENCH_BULK	BIT(4)
-#define BENCH_ALL	(BIT(5) - 1)
+#define BENCH_COLD	BIT(5)
+#define BENCH_ALL	(BIT(6) - 1)
 
 #define BULK_MAX_OBJ_SIZE	4096
 #define BULK_MAX		256
 #define MAX_SIZES		32
+#define MAX_COLD_COUNTS		8
 
 static unsigned int n = 10000;
 module_param(n, uint, 0444);
@@ -90,11 +104,24 @@ MODULE_PARM_DESC(sizes, "object sizes in bytes, comma separated (default 8,16,..
 
 static char *tests = "all";
 module_param(tests, charp, 0444);
-MODULE_PARM_DESC(tests, "all, or a bitmask: 1 seq, 2 pair, 4 concurrent, 8 remote free, 16 bulk");
+MODULE_PARM_DESC(tests, "all, or a bitmask: 1 seq, 2 pair, 4 concurrent, 8 remote free, 16 bulk, 32 cold");
 
 static unsigned int burst_mb;
 module_param(burst_mb, uint, 0444);
 MODULE_PARM_DESC(burst_mb, "only allocate and free this many MiB of objects (default 0: the benchmarks)");
+
+static unsigned int cold_counts[MAX_COLD_COUNTS] = { 32, 1024 };
+static int nr_cold_counts = 2;
+module_param_array(cold_counts, uint, &nr_cold_counts, 0444);
+MODULE_PARM_DESC(cold_counts, "objects of the cold case, comma separated (default 32,1024: below and above the queues)");
+
+static unsigned int evict_kb = 4096;
+module_param(evict_kb, uint, 0444);
+MODULE_PARM_DESC(evict_kb, "KiB read between the cold case's allocation and its free (default 4096)");
+
+static bool cache_marks;
+module_param(cache_marks, bool, 0444);
+MODULE_PARM_DESC(cache_marks, "mark each single-CPU case for the cache model (x86-64; default off)");
 
 static const unsigned int default_sizes[] = {
 	8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384
@@ -113,6 +140,7 @@ struct bench_cpu {
 	unsigned int nr_objs;
 	u64 cycles[3];
 	u64 ops[3];
+	unsigned int region[3];
 	bool failed;
 };
 
@@ -121,6 +149,8 @@ struct bench_ctx {
 	void (*work)(struct bench_cpu *bc);
 	unsigned int size;
 	unsigned int bulk;
+	unsigned int count;
+	bool mark;
 	struct kmem_cache *cache;
 	unsigned int nr_threads;
 	struct bench_cpu *threads;
@@ -134,6 +164,52 @@ static struct bench_cpu *bench_cpus;
 static unsigned int bench_nr_cpus;
 static unsigned int nr_results;
 static unsigned int nr_errors;
+static unsigned int last_region;
+static u8 *evict_buf;
+
+/* ===  Markers of the cache model  ========================================= */
+
+/*
+ * "nopl 0x5e1e000X(%rax)" does nothing; sleb_cache.so (tools/testing/sleb/
+ * cachesim) recognises it: X = 2 and 3 spell the region number bit by bit,
+ * X = 0 begins the region, X = 1 ends it.
+ */
+#ifdef CONFIG_X86_64
+#define CACHE_MARK(op)							\
+	({								\
+		asm volatile(".byte 0x0f, 0x1f, 0x80\n\t"		\
+			     ".long 0x5e1e0000 + %c0" :: "i"(op) : "memory"); \
+	})
+#else
+#define CACHE_MARK(op) barrier()
+#endif
+
+/* Begin a region of the cache model if @mark; returns its number or 0. */
+static unsigned int region_begin(bool mark)
+{
+	unsigned int id;
+	int bit;
+
+	if (!mark)
+		return 0;
+	id = ++last_region;
+	for (bit = 15; bit >= 0; bit--) {
+		if (id >> bit & 1)
+			CACHE_MARK(3);
+		else
+			CACHE_MARK(2);
+	}
+	CACHE_MARK(0);
+	return id;
+}
+
+static __always_inline void region_end(bool mark)
+{
+	if (mark)
+		CACHE_MARK(1);
+}
+
+/* ===  Reports  ============================================================ */
 
 static void format_extra(char *buf, size_t len, unsigned int bulk, unsigned int cpus)
 {
@@ -146,15 +222,35 @@ static void format_extra(char *buf, size_t len, unsigned int bulk, unsigned int 
 		scnprintf(buf + pos, len - pos, " cpus=%u", cpus);
 }
 
+static void report_region(const char *name, unsigned int size, unsigned int bulk,
+			  unsigned int cpus, u64 cycles, u64 ops, unsigned int region)
+{
+	char extra[32], where[48] = "";
+
+	format_extra(extra, sizeof(extra), bulk, cpus);
+	if (region)
+		snprintf(where, sizeof(where), " region=%u ops=%llu", region, ops);
+	pr_info("case=%s size=%u%s cycles_per_op=%llu%s\n", name, size, extra,
+		ops ? div64_u64(cycles + ops / 2, ops) : 0ULL, where);
+	nr_results++;
+}
+
+static void report_cold(const char *name, unsigned int size, unsigned int count,
+			u64 cycles, u64 ops, unsigned int region)
+{
+	char where[48] = "";
+
+	if (region)
+		snprintf(where, sizeof(where), " region=%u ops=%llu", region, ops);
+	pr_info("case=%s size=%u count=%u cycles_per_op=%llu%s\n", name, size, count,
+		ops ? div64_u64(cycles + ops / 2, ops) : 0ULL, where);
+	nr_results++;
+}
+
 static void report(const char *name, unsigned int size, unsigned int bulk,
 		   unsigned int cpus, u64 cycles, u64 ops)
 {
-	char extra[32];
-
-	format_extra(extra, sizeof(extra), bulk, cpus);
-	pr_info("case=%s size=%u%s cycles_per_op=%llu\n", name, size, extra,
-		ops ? div64_u64(cycles + ops / 2, ops) : 0ULL);
-	nr_results++;
+	report_region(name, size, bulk, cpus, cycles, ops, 0);
 }
 
 static void report_error(const char *name, unsigned int size, unsigned int bulk,
@@ -236,7 +332,9 @@ static void seq_pair_work(struct bench_cpu *bc, bool seq, bool pair)
 	bench_sync(ctx);
 	if (seq) {
 		t0 = get_cycles();
+		bc->region[0] = region_begin(ctx->mark);
 		got = alloc_objs(bc->objs, ctx->size);
+		region_end(ctx->mark);
 		t1 = get_cycles();
 		bc->cycles[0] = t1 - t0;
 		bc->ops[0] = got;
@@ -244,7 +342,9 @@ static void seq_pair_work(struct bench_cpu *bc, bool seq, bool pair)
 	bench_sync(ctx);
 	if (seq) {
 		t1 = get_cycles();
+		bc->region[1] = region_begin(ctx->mark);
 		free_objs(bc->objs, got);
+		region_end(ctx->mark);
 		t2 = get_cycles();
 		bc->cycles[1] = t2 - t1;
 		bc->ops[1] = got;
@@ -254,8 +354,10 @@ static void seq_pair_work(struct bench_cpu *bc, bool seq, bool pair)
 	bench_sync(ctx);
 	if (pair) {
 		t0 = get_cycles();
+		bc->region[2] = region_begin(ctx->mark);
 		if (!alloc_free_pairs(ctx->size))
 			bc->failed = true;
+		region_end(ctx->mark);
 		t1 = get_cycles();
 		bc->cycles[2] = t1 - t0;
 		bc->ops[2] = n;
@@ -315,12 +417,14 @@ static void remote_work(struct bench_cpu *bc)
 	bench_sync(ctx);
 	if (first) {
 		t0 = get_cycles();
+		bc->region[1] = region_begin(ctx->mark);
 		for (i = 1; i < ctx->nr_threads; i++) {
 			struct bench_cpu *other = &ctx->threads[i];
 
 			free_objs(other->objs, other->nr_objs);
 			bc->ops[1] += other->nr_objs;
 		}
+		region_end(ctx->mark);
 		t1 = get_cycles();
 		bc->cycles[1] = t1 - t0;
 		bc->ops[2] = count_local(bc, ctx->size);
@@ -337,13 +441,17 @@ static void bulk_work(struct bench_cpu *bc)
 	u64 t0, t1, t2;
 
 	t0 = get_cycles();
+	bc->region[0] = region_begin(ctx->mark);
 	for (i = 0; i < rounds; i++)
 		if (!kmem_cache_alloc_bulk(s, GFP_KERNEL, k, objs + i * k))
 			break;
+	region_end(ctx->mark);
 	t1 = get_cycles();
 	got = i;
+	bc->region[1] = region_begin(ctx->mark);
 	for (i = 0; i < got; i++)
 		kmem_cache_free_bulk(s, k, objs + i * k);
+	region_end(ctx->mark);
 	t2 = get_cycles();
 	bc->cycles[0] = t1 - t0;
 	bc->cycles[1] = t2 - t1;
@@ -353,6 +461,7 @@ static void bulk_work(struct bench_cpu *bc)
 		bc->failed = true;
 
 	t0 = get_cycles();
+	bc->region[2] = region_begin(ctx->mark);
 	for (i = 0; i < rounds; i++) {
 		if (!kmem_cache_alloc_bulk(s, GFP_KERNEL, k, objs)) {
 			bc->failed = true;
@@ -360,9 +469,67 @@ static void bulk_work(struct bench_cpu *bc)
 		}
 		kmem_cache_free_bulk(s, k, objs);
 	}
+	region_end(ctx->mark);
 	t1 = get_cycles();
 	bc->cycles[2] = t1 - t0;
 	bc->ops[2] = (u64)i * k;
+}
+
+/* Read one byte of each cache line of the eviction buffer. */
+static void evict_caches(void)
+{
+	size_t i, len = (size_t)evict_kb << 10;
+	unsigned int sum = 0;
+
+	for (i = 0; i < len; i += 64)
+		sum += READ_ONCE(evict_buf[i]);
+	OPTIMIZER_HIDE_VAR(sum);
+}
+
+/* Case 32: slots 0, 1 = free of cold objects, allocation after it. */
+static void cold_work(struct bench_cpu *bc)
+{
+	struct bench_ctx *ctx = bc->ctx;
+	unsigned int count = ctx->count, got, i;
+	void **objs = bc->objs;
+	u64 t0, t1, t2;
+
+	for (got = 0; got < count; got++) {
+		objs[got] = kmalloc(ctx->size, GFP_KERNEL);
+		if (!objs[got])
+			break;
+		memset(objs[got], 0x5a, ctx->size);
+	}
+	if (got < count) {
+		free_objs(objs, got);
+		bc->failed = true;
+		return;
+	}
+	evict_caches();
+
+	t0 = get_cycles();
+	bc->region[0] = region_begin(ctx->mark);
+	free_objs(objs, count);
+	region_end(ctx->mark);
+	t1 = get_cycles();
+
+	bc->region[1] = region_begin(ctx->mark);
+	for (got = 0; got < count; got++) {
+		objs[got] = kmalloc(ctx->size, GFP_KERNEL);
+		if (!objs[got])
+			break;
+		/* The caller's first write: a miss the allocator did not take. */
+		WRITE_ONCE(*(unsigned long *)objs[got], got);
+	}
+	region_end(ctx->mark);
+	t2 = get_cycles();
+	for (i = 0; i < got; i++)
+		kfree(objs[i]);
+	bc->cycles[0] = t1 - t0;
+	bc->cycles[1] = t2 - t1;
+	bc->ops[0] = count;
+	bc->ops[1] = got;
+	bc->failed = got < count;
 }
 
 static int bench_thread(void *arg)
@@ -397,6 +564,7 @@ static int run_threads(struct bench_ctx *ctx, unsigned int nr)
 		bc->failed = false;
 		memset(bc->cycles, 0, sizeof(bc->cycles));
 		memset(bc->ops, 0, sizeof(bc->ops));
+		memset(bc->region, 0, sizeof(bc->region));
 		t = kthread_create_on_cpu(bench_thread, bc, bc->cpu, "slab_bench/%u");
 		if (IS_ERR(t)) {
 			err = PTR_ERR(t);
@@ -443,7 +611,7 @@ static void warm_up(unsigned int size, unsigned int nr)
 
 static void bench_single(unsigned int size, unsigned int mask)
 {
-	struct bench_ctx ctx = { .size = size };
+	struct bench_ctx ctx = { .size = size, .mark = cache_marks };
 	struct bench_cpu *bc = &bench_cpus[0];
 
 	if (mask & (BENCH_SEQ | BENCH_PAIR))
@@ -458,8 +626,10 @@ static void bench_single(unsigned int size, unsigned int mask)
 				report_error("seq_alloc", size, 0, 0, "ENOMEM");
 				report_error("seq_free", size, 0, 0, "ENOMEM");
 			} else {
-				report("seq_alloc", size, 0, 0, bc->cycles[0], bc->ops[0]);
-				report("seq_free", size, 0, 0, bc->cycles[1], bc->ops[1]);
+				report_region("seq_alloc", size, 0, 0, bc->cycles[0], bc->ops[0],
+					      bc->region[0]);
+				report_region("seq_free", size, 0, 0, bc->cycles[1], bc->ops[1],
+					      bc->region[1]);
 			}
 		}
 	}
@@ -468,7 +638,7 @@ static void bench_single(unsigned int size, unsigned int mask)
 		if (run_threads(&ctx, 1) || bc->failed)
 			report_error("pair", size, 0, 0, "ENOMEM");
 		else
-			report("pair", size, 0, 0, bc->cycles[2], bc->ops[2]);
+			report_region("pair", size, 0, 0, bc->cycles[2], bc->ops[2], bc->region[2]);
 	}
 }
 
@@ -511,7 +681,7 @@ static void bench_concurrent(unsigned int size)
 
 static void bench_remote(unsigned int size)
 {
-	struct bench_ctx ctx = { .size = size, .work = remote_work };
+	struct bench_ctx ctx = { .size = size, .work = remote_work, .mark = cache_marks };
 	unsigned int cpus = bench_nr_cpus, i;
 	bool failed = too_big(size, cpus - 1);
 	u64 cycles = 0, ops = 0;
@@ -531,14 +701,15 @@ static void bench_remote(unsigned int size)
 		return;
 	}
 	report("remote_alloc", size, 0, cpus, cycles, ops);
-	report("remote_free", size, 0, cpus, bench_cpus[0].cycles[1], bench_cpus[0].ops[1]);
+	report_region("remote_free", size, 0, cpus, bench_cpus[0].cycles[1], bench_cpus[0].ops[1],
+		      bench_cpus[0].region[1]);
 	pr_info("remote_local size=%u local=%llu of=%u\n", size, bench_cpus[0].ops[2],
 		bench_cpus[0].nr_objs);
 }
 
 static void bench_bulk(unsigned int size)
 {
-	struct bench_ctx ctx = { .size = size, .work = bulk_work };
+	struct bench_ctx ctx = { .size = size, .work = bulk_work, .mark = cache_marks };
 	struct bench_cpu *bc = &bench_cpus[0];
 	char name[32];
 	unsigned int i, k;
@@ -546,9 +717,11 @@ static void bench_bulk(unsigned int size)
 	snprintf(name, sizeof(name), "slab_bench-%u", size);
 	ctx.cache = kmem_cache_create(name, size, 0, 0, NULL);
 	if (ctx.cache && !too_big(size, 1)) {
-		/* Warm-up, untimed: the largest bulk size. */
+		/* Warm-up, untimed and unmarked: the largest bulk size. */
 		ctx.bulk = BULK_MAX;
+		ctx.mark = false;
 		run_threads(&ctx, 1);
+		ctx.mark = cache_marks;
 	}
 	for (i = 0; i < ARRAY_SIZE(bulk_counts); i++) {
 		k = bulk_counts[i];
@@ -559,11 +732,32 @@ static void bench_bulk(unsigned int size)
 			report_error("bulk_pair", size, k, 0, "ENOMEM");
 			continue;
 		}
-		report("bulk_alloc", size, k, 0, bc->cycles[0], bc->ops[0]);
-		report("bulk_free", size, k, 0, bc->cycles[1], bc->ops[1]);
-		report("bulk_pair", size, k, 0, bc->cycles[2], bc->ops[2]);
+		report_region("bulk_alloc", size, k, 0, bc->cycles[0], bc->ops[0], bc->region[0]);
+		report_region("bulk_free", size, k, 0, bc->cycles[1], bc->ops[1], bc->region[1]);
+		report_region("bulk_pair", size, k, 0, bc->cycles[2], bc->ops[2], bc->region[2]);
 	}
 	kmem_cache_destroy(ctx.cache);
+}
+
+static void bench_cold(unsigned int size)
+{
+	struct bench_ctx ctx = { .size = size, .work = cold_work, .mark = cache_marks };
+	struct bench_cpu *bc = &bench_cpus[0];
+	unsigned int i, c;
+
+	warm_up(size, 1);
+	for (i = 0; i < nr_cold_counts; i++) {
+		c = cold_counts[i];
+		ctx.count = c;
+		if (!evict_buf || too_big(size, 1) || run_threads(&ctx, 1) || bc->failed) {
+			pr_info("case=cold_free size=%u count=%u error=ENOMEM\n", size, c);
+			pr_info("case=cold_alloc size=%u count=%u error=ENOMEM\n", size, c);
+			nr_errors += 2;
+			continue;
+		}
+		report_cold("cold_free", size, c, bc->cycles[0], bc->ops[0], bc->region[0]);
+		report_cold("cold_alloc", size, c, bc->cycles[1], bc->ops[1], bc->region[1]);
+	}
 }
 
 static int parse_tests(unsigned int *mask)
@@ -588,10 +782,13 @@ static void free_bench_cpus(void)
 	bench_nr_cpus = 0;
 }
 
-/* One slot per online CPU, each with room for max(n, BULK_MAX) objects. */
+/* One slot per online CPU, each with room for the most objects a case takes. */
 static int alloc_bench_cpus(void)
 {
-	unsigned int cpu, nr = 0, max_cpus = num_online_cpus();
+	unsigned int cpu, nr = 0, max_cpus = num_online_cpus(), slots = max(n, BULK_MAX), i;
+
+	for (i = 0; i < nr_cold_counts; i++)
+		slots = max(slots, cold_counts[i]);
 
 	bench_cpus = kcalloc(max_cpus, sizeof(*bench_cpus), GFP_KERNEL);
 	if (!bench_cpus)
@@ -600,7 +797,7 @@ static int alloc_bench_cpus(void)
 		if (nr == max_cpus)
 			break;
 		bench_cpus[nr].cpu = cpu;
-		bench_cpus[nr].objs = kvmalloc_array(max(n, BULK_MAX), sizeof(void *), GFP_KERNEL);
+		bench_cpus[nr].objs = kvmalloc_array(slots, sizeof(void *), GFP_KERNEL);
 		bench_nr_cpus = ++nr;
 		if (!bench_cpus[nr - 1].objs) {
 			free_bench_cpus();
@@ -652,6 +849,16 @@ static int __init slab_bench_init(void)
 		pr_err("n must be at least 1\n");
 		return -EINVAL;
 	}
+	for (i = 0; i < nr_cold_counts; i++) {
+		if (!cold_counts[i] || cold_counts[i] > 1U << 20) {
+			pr_err("cold count %u out of range 1..%u\n", cold_counts[i], 1U << 20);
+			return -EINVAL;
+		}
+	}
+	if ((mask & BENCH_COLD) && (evict_kb < 64 || evict_kb > 1U << 20)) {
+		pr_err("evict_kb=%u out of range 64..%u\n", evict_kb, 1U << 20);
+		return -EINVAL;
+	}
 	if (nr_sizes) {
 		size_list = sizes;
 		count = nr_sizes;
@@ -675,7 +882,15 @@ static int __init slab_bench_init(void)
 	}
 	nr_results = 0;
 	nr_errors = 0;
+	if (mask & BENCH_COLD) {
+		/* Written once, so that its pages are real memory, not the zero page. */
+		evict_buf = vmalloc((size_t)evict_kb << 10);
+		if (evict_buf)
+			memset(evict_buf, 1, (size_t)evict_kb << 10);
+	}
 	pr_info("start n=%u sizes=%u tests=0x%x cpus=%u\n", n, count, mask, bench_nr_cpus);
+	/* Any marker starts the cache model: it sees the warm-ups as well. */
+	region_end(region_begin(cache_marks) != 0);
 
 	for (i = 0; i < count; i++)
 		bench_single(size_list[i], mask);
@@ -693,7 +908,12 @@ static int __init slab_bench_init(void)
 		for (i = 0; i < count; i++)
 			if (size_list[i] <= BULK_MAX_OBJ_SIZE)
 				bench_bulk(size_list[i]);
+	if (mask & BENCH_COLD)
+		for (i = 0; i < count; i++)
+			bench_cold(size_list[i]);
 
+	vfree(evict_buf);
+	evict_buf = NULL;
 	free_bench_cpus();
 	pr_info("done cases=%u\n", nr_results);
 	return 0;
