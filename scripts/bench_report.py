@@ -390,10 +390,13 @@ def panels_script(png, panels, xlabel, ylabel, logx, logy, layout):
         rows -= 1
     gp.append('set terminal pngcairo noenhanced size %d,%d font ",9"' % (480 * cols, 360 * rows))
     gp.append('set output "%s"' % png)
-    gp.append('set multiplot layout %d,%d title "%s"' % (rows, cols, mode))
+    title = mode
+    if meta.get("cache") == "1":
+        title = "cache model: %s" % meta.get("cache_geometry", "?")
+    gp.append('set multiplot layout %d,%d title "%s"' % (rows, cols, title))
     gp.append('set xlabel "%s"; set ylabel "%s"; set key top left; set grid' % (xlabel, ylabel))
     gp.append("set logscale x 2" if logx else "unset logscale x")
-    gp.append("set logscale y" if logy else "unset logscale y")
+    gp.append("set logscale y" if logy else "unset logscale y; set yrange [0:*]")
     for n, (title, s) in enumerate(panels):
         plots = []
         for a in allocs:

@@ -150,12 +150,14 @@ def cmd_check(argv):
     ok = True
 
     def result(cond, what, detail=""):
+        """One result line named by @what alone; what was measured goes to
+        a "# " line, so that a test keeps its name from run to run."""
         nonlocal ok
         print("%s - cache model: %s" % ("ok" if cond else "not ok", what))
         if not cond:
             ok = False
-            if detail:
-                print("# " + detail)
+        if detail:
+            print("# " + detail)
 
     if not os.path.exists(cache):
         result(False, "the plugin wrote its regions", "no file %s" % cache)
@@ -169,7 +171,7 @@ def cmd_check(argv):
         result(False, "the plugin names its geometry", "header: %s" % geom)
         return 1
     strides = [kv(l) for l in console_lines(console, "SLEB-CACHEMODEL: ")]
-    result(len(strides) >= 3, "the guest ran its three strides (%d)" % len(strides))
+    result(len(strides) >= 3, "the guest ran its three strides", "%d strides" % len(strides))
     # A region holds the loop, plus the return from the begin marker's call.
     slack = 4
     for s in strides:
@@ -184,18 +186,19 @@ def cmd_check(argv):
         if rid not in regions:
             result(False, "region %d (%s) was counted" % (rid, what))
             continue
-        result(want <= acc <= want + slack,
-               "%s: one user access per line per pass (%d, want %d)" % (what, acc, want))
+        result(want <= acc <= want + slack, "%s: one user access per line per pass" % what,
+               "%d accesses, want %d" % (acc, want))
         if size >= 4 * l2:
-            result(want <= m2 <= want + slack,
-                   "%s (4x L2 or more): every access misses L2 (%d of %d)" % (what, m2, acc))
+            result(want <= m2 <= want + slack, "%s (4x L2 or more): every access misses L2" % what,
+                   "%d L2 misses of %d accesses" % (m2, acc))
         elif size >= 2 * l1:
-            result(want <= m1 <= want + slack,
-                   "%s (2x L1 or more): every access misses L1 (%d of %d)" % (what, m1, acc))
-            result(m2 <= slack, "%s (inside L2): no L2 miss after the first touch (%d)" % (what, m2))
+            result(want <= m1 <= want + slack, "%s (2x L1 or more): every access misses L1" % what,
+                   "%d L1 misses of %d accesses" % (m1, acc))
+            result(m2 <= slack, "%s (inside L2): no L2 miss after the first touch" % what,
+                   "%d L2 misses" % m2)
         elif size <= l1 // 2:
-            result(m1 <= slack, "%s (half L1 or less): no L1 miss after the first touch (%d)"
-                   % (what, m1))
+            result(m1 <= slack, "%s (half L1 or less): no L1 miss after the first touch" % what,
+                   "%d L1 misses" % m1)
     return 0 if ok else 1
 
 

@@ -40,6 +40,14 @@ for size in $sizes; do
 				missing="$missing $c/$size/$k"
 		done
 	done
+	# The cold case, at its default counts (below and above the queues).
+	for c in cold_free cold_alloc; do
+		for k in 32 1024; do
+			want=$((want + 1))
+			grep -Eq "slab_bench: case=$c size=$size count=$k cycles_per_op=[0-9]+\$" "$log" ||
+				missing="$missing $c/$size/$k"
+		done
+	done
 done
 if [ -z "$missing" ]; then
 	sleb_ok "kbench: all $want cases report cycles_per_op"

@@ -184,13 +184,16 @@ static u8 *evict_buf;
 #define CACHE_MARK(op) barrier()
 #endif
 
-/* Begin a region of the cache model if @mark; returns its number or 0. */
+/*
+ * Begin a region of the cache model if @mark; returns its number, or 0 for
+ * none (no marking, or the 16 bits of region numbers used up).
+ */
 static unsigned int region_begin(bool mark)
 {
 	unsigned int id;
 	int bit;
 
-	if (!mark)
+	if (!mark || last_region >= 0xffff)
 		return 0;
 	id = ++last_region;
 	for (bit = 15; bit >= 0; bit--) {
@@ -203,9 +206,10 @@ static unsigned int region_begin(bool mark)
 	return id;
 }
 
-static __always_inline void region_end(bool mark)
+/* End the region that region_begin() numbered @id, if it began one. */
+static __always_inline void region_end(unsigned int id)
 {
-	if (mark)
+	if (id)
 		CACHE_MARK(1);
 }
 
@@ -334,7 +338,7 @@ static void seq_pair_work(struct bench_cpu *bc, bool seq, bool pair)
 		t0 = get_cycles();
 		bc->region[0] = region_begin(ctx->mark);
 		got = alloc_objs(bc->objs, ctx->size);
-		region_end(ctx->mark);
+		region_end(bc->region[0]);
 		t1 = get_cycles();
 		bc->cycles[0] = t1 - t0;
 		bc->ops[0] = got;
@@ -344,7 +348,7 @@ static void seq_pair_work(struct bench_cpu *bc, bool seq, bool pair)
 		t1 = get_cycles();
 		bc->region[1] = region_begin(ctx->mark);
 		free_objs(bc->objs, got);
-		region_end(ctx->mark);
+		region_end(bc->region[1]);
 		t2 = get_cycles();
 		bc->cycles[1] = t2 - t1;
 		bc->ops[1] = got;
@@ -357,7 +361,7 @@ static void seq_pair_work(struct bench_cpu *bc, bool seq, bool pair)
 		bc->region[2] = region_begin(ctx->mark);
 		if (!alloc_free_pairs(ctx->size))
 			bc->failed = true;
-		region_end(ctx->mark);
+		region_end(bc->region[2]);
 		t1 = get_cycles();
 		bc->cycles[2] = t1 - t0;
 		bc->ops[2] = n;
@@ -424,7 +428,7 @@ static void remote_work(struct bench_cpu *bc)
 			free_objs(other->objs, other->nr_objs);
 			bc->ops[1] += other->nr_objs;
 		}
-		region_end(ctx->mark);
+		region_end(bc->region[1]);
 		t1 = get_cycles();
 		bc->cycles[1] = t1 - t0;
 		bc->ops[2] = count_local(bc, ctx->size);
@@ -445,13 +449,13 @@ static void bulk_work(struct bench_cpu *bc)
 	for (i = 0; i < rounds; i++)
 		if (!kmem_cache_alloc_bulk(s, GFP_KERNEL, k, objs + i * k))
 			break;
-	region_end(ctx->mark);
+	region_end(bc->region[0]);
 	t1 = get_cycles();
 	got = i;
 	bc->region[1] = region_begin(ctx->mark);
 	for (i = 0; i < got; i++)
 		kmem_cache_free_bulk(s, k, objs + i * k);
-	region_end(ctx->mark);
+	region_end(bc->region[1]);
 	t2 = get_cycles();
 	bc->cycles[0] = t1 - t0;
 	bc->cycles[1] = t2 - t1;
@@ -469,7 +473,7 @@ static void bulk_work(struct bench_cpu *bc)
 		}
 		kmem_cache_free_bulk(s, k, objs);
 	}
-	region_end(ctx->mark);
+	region_end(bc->region[2]);
 	t1 = get_cycles();
 	bc->cycles[2] = t1 - t0;
 	bc->ops[2] = (u64)i * k;
@@ -510,7 +514,7 @@ static void cold_work(struct bench_cpu *bc)
 	t0 = get_cycles();
 	bc->region[0] = region_begin(ctx->mark);
 	free_objs(objs, count);
-	region_end(ctx->mark);
+	region_end(bc->region[0]);
 	t1 = get_cycles();
 
 	bc->region[1] = region_begin(ctx->mark);
@@ -521,7 +525,7 @@ static void cold_work(struct bench_cpu *bc)
 		/* The caller's first write: a miss the allocator did not take. */
 		WRITE_ONCE(*(unsigned long *)objs[got], got);
 	}
-	region_end(ctx->mark);
+	region_end(bc->region[1]);
 	t2 = get_cycles();
 	for (i = 0; i < got; i++)
 		kfree(objs[i]);
@@ -890,7 +894,7 @@ static int __init slab_bench_init(void)
 	}
 	pr_info("start n=%u sizes=%u tests=0x%x cpus=%u\n", n, count, mask, bench_nr_cpus);
 	/* Any marker starts the cache model: it sees the warm-ups as well. */
-	region_end(region_begin(cache_marks) != 0);
+	region_end(region_begin(cache_marks));
 
 	for (i = 0; i < count; i++)
 		bench_single(size_list[i], mask);
