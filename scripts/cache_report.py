@@ -8,8 +8,10 @@ usage:
       samples.csv rows (round,alloc,metric,params,value,unit,timing_mode) of
       every region the console names (SLEB-BENCH: ... region=R ops=K), per
       operation, for all code (scope=total) and for the allocator's
-      (scope=allocator: the text symbols of ALLOC_SYMS, names of the
-      allocator's objects, placed by SYSTEM_MAP); appends to SOURCES where
+      (scope=allocator: the functions ALLOC_SYMS lists as "OBJECT SECTION
+      OFFSET SIZE NAME", objdump -t of the allocator's objects, placed by
+      SYSTEM_MAP);
+      appends to SOURCES where
       the allocator's L1D misses of each region come from
   cache_report.py check CONSOLE CACHE
       one "ok - ..."/"not ok - ..." line per SLEB-CACHEMODEL stride of the
@@ -68,23 +70,39 @@ def kv(text):
     return d
 
 
-def allocator_addrs(system_map, names):
-    """Addresses of the allocator's text symbols.  A name that other files
-    also use (a static function) is taken where it lies among the
-    allocator's unambiguous symbols."""
+def allocator_addrs(system_map, syms):
+    """Addresses of the allocator's functions.  @syms holds "OBJECT SECTION
+    OFFSET SIZE NAME" lines (objdump -t of the allocator's objects, hex
+    numbers).  A name found once in System.map is that address.  A name
+    other files use too (a static function) counts only inside its object's
+    .text, which the linker keeps in one piece: it starts where a function
+    found once in System.map lies, less that function's offset."""
     where = {}
     with open(system_map) as f:
         for line in f:
             t = line.split()
-            if len(t) == 3 and t[1] in "tTwW" and t[2] in names:
+            if len(t) == 3 and t[1] in "tTwW":
                 where.setdefault(t[2], []).append(int(t[0], 16))
-    sure = [a[0] for n, a in where.items() if len(a) == 1]
-    addrs = set(sure)
-    if sure:
-        lo, hi = min(sure), max(sure)
-        for n, a in where.items():
-            if len(a) > 1:
-                addrs |= {x for x in a if lo <= x <= hi}
+    objs = {}
+    for line in open(syms):
+        t = line.split()
+        if len(t) == 5:
+            objs.setdefault(t[0], []).append((t[1], int(t[2], 16), int(t[3], 16), t[4]))
+    addrs = set()
+    for obj, funcs in objs.items():
+        text = [(off, size, n) for sec, off, size, n in funcs if sec == ".text"]
+        anchor = next(((where[n][0], off) for off, size, n in text if len(where.get(n, ())) == 1),
+                      None)
+        lo = hi = None
+        if anchor and text:
+            lo = anchor[0] - anchor[1]
+            hi = lo + max(off + size for off, size, n in text)
+        for sec, off, size, n in funcs:
+            a = where.get(n, ())
+            if len(a) == 1:
+                addrs.add(a[0])
+            elif sec == ".text" and lo is not None:
+                addrs |= {x for x in a if x == lo + off}
     return addrs
 
 
@@ -94,8 +112,7 @@ def fmt(v):
 
 def cmd_rows(argv):
     rnd, alloc, console, cache, system_map, syms, mode, sources = argv
-    names = {l.strip() for l in open(syms) if l.strip()}
-    addrs = allocator_addrs(system_map, names)
+    addrs = allocator_addrs(system_map, syms)
     geom, regions, totals = read_cache(cache)
     out = []
     src = []

@@ -366,7 +366,7 @@ test_scenario() {
 	fi
 	cp "$T_TAP" "$dir/host.tap"
 	RUN_ALLOC=$alloc RUN_VARIANT=$SC_VARIANT RUN_QUIET=1 RUN_APPEND=$SC_APPEND
-	RUN_TIMEOUT=$SC_TIMEOUT RUN_SMP=2 RUN_NUMA=1 RUN_MEM=1G RUN_DIMM=0 RUN_ICOUNT=0 RUN_CACHE=""
+	RUN_TIMEOUT=$SC_TIMEOUT RUN_SMP=2 RUN_NUMA=1 RUN_MEM=1G RUN_DIMM=0 RUN_ICOUNT=0 RUN_CACHE="" RUN_SMP_SET=0
 	for o in $SC_RUN; do
 		parse_run_option "$o" || die "$SCENARIOS: $SC_NAME: '$o' is no option of scripts/sleb run"
 	done
@@ -744,17 +744,24 @@ CACHE_HACKBENCH="socket:1:20 socket:4:5"
 CACHE_EVICT_KB=4096
 CACHE_GEOMETRY="L1D 32 KiB 8-way, L2 1 MiB 16-way, 64-byte lines, LRU, per vCPU"
 
-# bench_alloc_syms ALLOC OUT FILE: the text symbols of the allocator's
-# objects of the build OUT (its own, mm/slab_common.o, and SLEB's
-# debugging object), one name a line; the cache model's "allocator" scope.
+# bench_alloc_syms ALLOC OUT FILE: the functions of the allocator's objects
+# of the build OUT (its own, mm/slab_common.o, and SLEB's debugging
+# object), "OBJECT SECTION OFFSET SIZE NAME" a line (objdump -t); the cache
+# model's "allocator" scope (scripts/cache_report.py places them in
+# System.map).
 bench_alloc_syms() {
-	local base=${1%-nodebug} o objs=""
-	for o in slab_common "$base" sleb_debug; do
-		[ -f "$2/mm/$o.o" ] && objs="$objs $2/mm/$o.o"
-	done
+	local base=${1%-nodebug} o
 	[ -f "$2/mm/$base.o" ] || return 1
-	# shellcheck disable=SC2086 # a list of objects
-	nm --defined-only $objs 2>/dev/null | awk 'NF == 3 && $2 ~ /^[tTwW]$/ { print $3 }' | sort -u >"$3"
+	for o in slab_common "$base" sleb_debug; do
+		[ -f "$2/mm/$o.o" ] || continue
+		objdump -t "$2/mm/$o.o" | awk -v obj="mm/$o.o" '$0 ~ / F / {
+			n = NF
+			if ($(n - 1) == ".hidden")
+				print obj, $(n - 3), $1, $(n - 2), $n
+			else
+				print obj, $(n - 2), $1, $(n - 1), $n
+		}'
+	done >"$3"
 	[ -s "$3" ]
 }
 
@@ -781,7 +788,7 @@ bench_cache_boot() {
 	GUEST_FILES="${kos[$a]}:/kbench/slab_bench.ko" guest_run "${kernels[$a]}" "$wrapper" "$log" || true
 	if [ "$smp" = 1 ]; then
 		n=$(BENCH_MODE="icount shift=0 (instructions), -smp 1" bench_parse "$r" "$a" "$log" |
-			grep ',kbench,' | tee -a "$out/samples.csv.tmp" | wc -l)
+			{ grep ',kbench,' || true; } | tee -a "$out/samples.csv.tmp" | wc -l)
 	fi
 	if [ -f "$log.cache" ]; then
 		rows=$(python3 "$SLEB_TOP/scripts/cache_report.py" rows "$r" "$a" "$log" "$log.cache" \

@@ -15,6 +15,8 @@
  * buffer twice L1's size misses L1 once per line per pass, one half L1's
  * size none after the first touch.
  */
+#define _GNU_SOURCE
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,11 +73,29 @@ static void bad_usage(void)
 	exit(2);
 }
 
+/*
+ * The bits of a region's number are counted per vCPU: stay on this CPU, so
+ * that a migration does not split them.
+ */
+static void stay_on_this_cpu(void)
+{
+	cpu_set_t set;
+	int cpu = sched_getcpu();
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long bytes, passes, region, p, i;
 	unsigned char *buf;
 	unsigned int sum = 0;
+
+	stay_on_this_cpu();
 
 	if (argc == 3 && !strcmp(argv[1], "begin")) {
 		region = number(argv[2], "region");

@@ -23,8 +23,9 @@
  * marker costs the same under every allocator: X = 2 and 3 are the bits 0
  * and 1 of the region number, most significant first; X = 0 begins the
  * region with the number those bits spelled on that vCPU, X = 1 ends the
- * open region.  Between begin and end the plugin counts; at the end it
- * prints one line to stderr,
+ * open region.  Between begin and end the plugin counts the accesses of the
+ * vCPU that began the region (the others still go through the model: their
+ * stores take lines from it); at the end it prints one line to stderr,
  *
  *   sleb-cache: region=R seq=S accesses=A l1_misses=M1 l2_misses=M2
  *
@@ -56,6 +57,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = SLEB_QEMU_PLUGIN_VERSION;
 enum mark_op { MARK_BEGIN, MARK_END, MARK_BIT0, MARK_BIT1, NR_MARK_OPS };
 
 #define MAX_VCPUS	64
+#define GUEST_PAGE_SHIFT	12
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 enum data_class {
@@ -101,6 +103,7 @@ static struct cm_system sys;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static bool simulating;
 static bool region_open;
+static unsigned int region_vcpu;
 static unsigned int region_id;
 static unsigned int region_seq;
 static unsigned int nr_regions;
@@ -193,34 +196,48 @@ static void count(unsigned int b, enum data_class dc, enum cm_result r)
 		c[CNT_L2_MISSES]++;
 }
 
+/* The physical address of guest virtual @vaddr, or false for none or I/O. */
+static bool phys_of(unsigned int info, unsigned long long vaddr, unsigned long long *pa)
+{
+	struct qemu_plugin_hwaddr *hw = qemu_plugin_get_hwaddr(info, vaddr);
+
+	if (!hw || qemu_plugin_hwaddr_is_io(hw))
+		return false;
+	*pa = qemu_plugin_hwaddr_phys_addr(hw);
+	return true;
+}
+
 static void on_mem(unsigned int vcpu, unsigned int info, unsigned long long vaddr,
 		   void *udata)
 {
-	struct qemu_plugin_hwaddr *hw;
-	unsigned long long pa, first, last, line;
+	unsigned long long pa, pa_last, vlast, line;
 	unsigned int size;
-	enum cm_result r, worst = CM_L1_HIT;
+	enum cm_result r, worst;
 	bool store;
 
 	if (!simulating || vcpu >= sys.nr_cpus)
 		return;
-	hw = qemu_plugin_get_hwaddr(info, vaddr);
-	if (!hw || qemu_plugin_hwaddr_is_io(hw))
+	if (!phys_of(info, vaddr, &pa))
 		return;
-	pa = qemu_plugin_hwaddr_phys_addr(hw);
 	size = 1U << qemu_plugin_mem_size_shift(info);
 	store = qemu_plugin_mem_is_store(info);
-	first = pa >> sys.line_shift;
-	last = (pa + size - 1) >> sys.line_shift;
+	vlast = vaddr + size - 1;
+	pa_last = pa + size - 1;
+	/* The last byte on another page lies wherever that page is. */
+	if ((vaddr ^ vlast) >> GUEST_PAGE_SHIFT && !phys_of(info, vlast, &pa_last))
+		pa_last = pa;
 
 	pthread_mutex_lock(&lock);
-	for (line = first; line <= last; line++) {
+	worst = cm_access_line(&sys, vcpu, pa, store);
+	/* An access that straddles two lines counts once, at its worst. */
+	line = pa_last >> sys.line_shift;
+	if (line != pa >> sys.line_shift) {
 		r = cm_access_line(&sys, vcpu, line << sys.line_shift, store);
 		if (r > worst)
 			worst = r;
 	}
-	/* An access that straddles two lines counts once, at its worst. */
-	if (region_open)
+	/* A region counts what the vCPU that began it does. */
+	if (region_open && vcpu == region_vcpu)
 		count((unsigned int)(unsigned long)udata, classify(vaddr), worst);
 	pthread_mutex_unlock(&lock);
 }
@@ -290,6 +307,7 @@ static void on_mark(unsigned int vcpu, void *udata)
 		close_region(false);
 		region_seq = ++nr_regions;
 		region_id = pending_id[vcpu];
+		region_vcpu = vcpu;
 		pending_id[vcpu] = 0;
 		region_open = true;
 		break;
@@ -299,6 +317,7 @@ static void on_mark(unsigned int vcpu, void *udata)
 		else
 			fprintf(stderr, "sleb-cache: error: a region ends, but none is open\n");
 		region_open = false;
+		pending_id[vcpu] = 0;
 		break;
 	default:
 		break;
@@ -360,6 +379,20 @@ static int cmp_func(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* A linker symbol such as _stext or __sched_text_start, not a function. */
+static bool is_section_marker(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (!strcmp(name, "_stext") || !strcmp(name, "_text") || !strcmp(name, "_etext") ||
+	    !strcmp(name, "_sinittext") || !strcmp(name, "_einittext"))
+		return true;
+	if (strncmp(name, "__", 2))
+		return false;
+	return (len > 6 && !strcmp(name + len - 6, "_start")) ||
+	       (len > 4 && !strcmp(name + len - 4, "_end"));
+}
+
 /* The text symbols of a System.map, sorted, one per address. */
 static int load_symbols(const char *path)
 {
@@ -393,7 +426,13 @@ static int load_symbols(const char *path)
 	qsort(funcs, nr_funcs, sizeof(*funcs), cmp_func);
 	for (i = 0, j = 0; i < nr_funcs; i++) {
 		if (j && funcs[j - 1].addr == funcs[i].addr) {
-			free(funcs[i].name);
+			/* Of two names of one address, keep the function's. */
+			if (is_section_marker(funcs[j - 1].name)) {
+				free(funcs[j - 1].name);
+				funcs[j - 1] = funcs[i];
+			} else {
+				free(funcs[i].name);
+			}
 			continue;
 		}
 		funcs[j++] = funcs[i];

@@ -40,7 +40,8 @@
  *      kfree (cold_free) and c x kmalloc, each followed by the caller's
  *      first write to the object (cold_alloc); cycles per object
  *
- * With cache_marks=1 (x86-64) every single-CPU case is a region of the
+ * With cache_marks=1 (x86-64 only) the cases one CPU runs (seq, pair,
+ * bulk, cold) and the freeing CPU's part of remote_free are regions of the
  * cache model of "scripts/sleb bench --cache" (tools/testing/sleb/
  * cachesim): the case's kmalloc/kfree calls lie between a begin and an end
  * marker, and its line gains "region=<r> ops=<count>".
@@ -121,7 +122,7 @@ MODULE_PARM_DESC(evict_kb, "KiB read between the cold case's allocation and its 
 
 static bool cache_marks;
 module_param(cache_marks, bool, 0444);
-MODULE_PARM_DESC(cache_marks, "mark each single-CPU case for the cache model (x86-64; default off)");
+MODULE_PARM_DESC(cache_marks, "mark the cases for the cache model (x86-64 only; default off)");
 
 static const unsigned int default_sizes[] = {
 	8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384
@@ -193,7 +194,7 @@ static unsigned int region_begin(bool mark)
 	unsigned int id;
 	int bit;
 
-	if (!mark || last_region >= 0xffff)
+	if (!IS_ENABLED(CONFIG_X86_64) || !mark || last_region >= 0xffff)
 		return 0;
 	id = ++last_region;
 	for (bit = 15; bit >= 0; bit--) {
@@ -592,12 +593,18 @@ static int run_threads(struct bench_ctx *ctx, unsigned int nr)
 	return err;
 }
 
+/* Would @count objects of @size take over half the free memory? */
+static bool too_many(unsigned int size, u64 count)
+{
+	u64 need = count * roundup_pow_of_two(max(size, 8U));
+
+	return need > ((u64)si_mem_available() << PAGE_SHIFT) / 2;
+}
+
 /* Would n objects of size on each of copies CPUs take over half the free memory? */
 static bool too_big(unsigned int size, unsigned int copies)
 {
-	u64 need = (u64)n * roundup_pow_of_two(max(size, 8U)) * copies;
-
-	return need > ((u64)si_mem_available() << PAGE_SHIFT) / 2;
+	return too_many(size, (u64)n * copies);
 }
 
 /*
@@ -753,7 +760,7 @@ static void bench_cold(unsigned int size)
 	for (i = 0; i < nr_cold_counts; i++) {
 		c = cold_counts[i];
 		ctx.count = c;
-		if (!evict_buf || too_big(size, 1) || run_threads(&ctx, 1) || bc->failed) {
+		if (!evict_buf || too_many(size, c) || run_threads(&ctx, 1) || bc->failed) {
 			pr_info("case=cold_free size=%u count=%u error=ENOMEM\n", size, c);
 			pr_info("case=cold_alloc size=%u count=%u error=ENOMEM\n", size, c);
 			nr_errors += 2;
