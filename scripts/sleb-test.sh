@@ -923,6 +923,7 @@ cmd_bench() {
 		[ -f "$SLEB_TOP/mm/sleb.c" ] || list="slub,slab,slob"
 		[ "$cache" = 0 ] || list="sleb,slub"
 		[ "$cache" = 0 ] || [ -f "$SLEB_TOP/mm/sleb.c" ] || list="slub"
+		[ "$SERIES_APPLIES" = 1 ] || list="slub"
 	fi
 	for a in $(echo "$list" | tr ',' ' '); do
 		case $a in
