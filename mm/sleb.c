@@ -2067,7 +2067,11 @@ device_initcall(sleb_reap_init);
 
 /* === Cache lifecycle ===================================================== */
 
-/* Free the empty slabs of a node, whatever min_partial says. */
+/*
+ * Free the empty slabs of a node, whatever min_partial says.  A slab's list
+ * state says it is empty: no bitmap is read, so a cold slab costs the
+ * walk one line of struct slab.
+ */
 static void node_shrink(struct kmem_cache *s, struct kmem_cache_node *n)
 {
 	struct slab *slab, *next;
@@ -2076,7 +2080,7 @@ static void node_shrink(struct kmem_cache *s, struct kmem_cache_node *n)
 
 	spin_lock_irqsave(&n->list_lock, flags);
 	list_for_each_entry_safe(slab, next, &n->partial, slab_list)
-		if (sleb_map_all_free(slab_map(slab), slab->objects))
+		if (slab_listed_empty(slab))
 			node_remove_slab(n, slab, &discard);
 	spin_unlock_irqrestore(&n->list_lock, flags);
 	sleb_discard_list(&discard);
@@ -2754,7 +2758,7 @@ void get_slabinfo(struct kmem_cache *s, struct slabinfo *sinfo)
 	count_cache(s, &c);
 	sinfo->active_objs = sleb_counts_in_use(&c);
 	sinfo->num_objs = c.total;
-	sinfo->active_slabs = c.slabs > c.empty ? c.slabs - c.empty : 0;
+	sinfo->active_slabs = sleb_sub_or_zero(c.slabs, c.empty);
 	sinfo->num_slabs = c.slabs;
 	sinfo->shared_avail = c.shared;
 	sinfo->limit = s->cpu_queue_size;
@@ -3106,7 +3110,7 @@ static unsigned long field_queued(const struct sleb_counts *c)
 /* As SLUB's objects_partial: objects in use in partial slabs. */
 static unsigned long field_partial_in_use(const struct sleb_counts *c)
 {
-	return c->partial_total > c->free ? c->partial_total - c->free : 0;
+	return sleb_sub_or_zero(c->partial_total, c->free);
 }
 
 #define SLEB_COUNT_ATTR(_name, _field)					\

@@ -76,6 +76,21 @@ struct sleb_counts {
 };
 
 /**
+ * sleb_sub_or_zero - a difference of two counts read a moment apart
+ * @a: the count that should be the larger
+ * @b: the count taken from it
+ *
+ * Counters read without list_lock can disagree for a moment; a difference
+ * that would wrap is reported as 0.
+ *
+ * Return: @a - @b, or 0 if @b is larger.
+ */
+static inline unsigned long sleb_sub_or_zero(unsigned long a, unsigned long b)
+{
+	return a > b ? a - b : 0;
+}
+
+/**
  * sleb_counts_in_use - objects handed out and not freed
  * @c: the counts
  *
@@ -83,9 +98,7 @@ struct sleb_counts {
  */
 static inline unsigned long sleb_counts_in_use(const struct sleb_counts *c)
 {
-	unsigned long idle = c->free + c->shared + c->queued;
-
-	return c->total > idle ? c->total - idle : 0;
+	return sleb_sub_or_zero(c->total, c->free + c->shared + c->queued);
 }
 
 #if IS_ENABLED(CONFIG_SLEB_KUNIT_TEST)

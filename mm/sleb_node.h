@@ -26,6 +26,12 @@ static inline bool slab_on_partial(const struct slab *slab)
 	return slab->list == SLEB_LIST_PARTIAL || slab->list == SLEB_LIST_EMPTY;
 }
 
+/* An empty slab on the partial list: known from its state, not its bitmap. */
+static inline bool slab_listed_empty(const struct slab *slab)
+{
+	return slab->list == SLEB_LIST_EMPTY;
+}
+
 /*
  * The node keeps counts of its partial list (slabs, their objects, their
  * free objects, the empty slabs among them) up to date under list_lock, so

@@ -8,7 +8,7 @@ if [ -r /proc/slabinfo ]; then
 fi
 if [ -d /sys/kernel/slab/kmalloc-64 ]; then
 	echo "== /sys/kernel/slab/kmalloc-64"
-	for f in object_size objs_per_slab order cpu_queue_size cpu_batch_size shared_queue_size objects total_objects; do
+	for f in object_size objs_per_slab order cpu_queue_size cpu_batch_size shared_queue_size sheaf_capacity objects total_objects; do
 		[ -r /sys/kernel/slab/kmalloc-64/$f ] && printf '%-18s %s\n' "$f" "$(cat /sys/kernel/slab/kmalloc-64/$f)"
 	done
 fi

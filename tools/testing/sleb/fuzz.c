@@ -705,7 +705,7 @@ static void shrink(void)
 	shared_flush();
 	/* node_shrink() */
 	list_for_each_entry_safe(slab, next, &M.node.partial, slab_list)
-		if (sleb_map_all_free(slab_map(slab), slab->objects))
+		if (slab_listed_empty(slab))
 			node_remove_slab(&M.node, slab, &gone);
 	discard_list(&gone);
 }
