@@ -736,6 +736,27 @@ bench_kernel_name() {
 	[ "$base" = "$1" ] || variant=nodebug
 }
 
+# bench_finish UPDATE_DOCS SECTION ARGS MODE: the end of a bench run in
+# $out: results.md and plots, docs/benchmarks.md's SECTION when UPDATE_DOCS
+# is 1 (ARGS: the bench options, for the command it names), the problems,
+# and the folder; fails when a boot failed ($failed).
+bench_finish() {
+	bench_report "$out" || die "bench: the report failed (samples in $out/samples.csv)"
+	if [ "$1" = 1 ]; then
+		python3 "$SLEB_TOP/scripts/bench_docs.py" "$SLEB_TOP/docs/benchmarks.md" "$2" \
+			"$out/results.md" "scripts/sleb bench $3" ||
+			die "bench: docs/benchmarks.md not updated"
+		note "bench: docs/benchmarks.md updated for $2"
+	fi
+	if [ -s "$out/errors.txt" ]; then
+		note "bench: problems (also in results.md):"
+		sed 's/^/  /' "$out/errors.txt" | head -n 20 >&2
+	fi
+	note "bench: $4; results.md, samples.csv and plots in:"
+	echo "$out"
+	[ "$failed" = 0 ]
+}
+
 # What the boots of bench --cache run.
 CACHE_N=1000
 CACHE_SIZES=64,256,1024
@@ -867,20 +888,7 @@ bench_cache() {
 	note "bench: valgrind's cache simulator on the bookkeeping (make -C tools/testing/sleb cachegrind)"
 	make -s -C "$SLEB_TOP/tools/testing/sleb" cachegrind >"$out/cachegrind.txt" 2>"$out/cachegrind.log" ||
 		echo "cachegrind: make -C tools/testing/sleb cachegrind failed (log: cachegrind.log)" >>"$out/errors.txt"
-	bench_report "$out" || die "bench: the report failed (samples in $out/samples.csv)"
-	if [ "$2" = 1 ]; then
-		python3 "$SLEB_TOP/scripts/bench_docs.py" "$SLEB_TOP/docs/benchmarks.md" "$BASE_ID-cache" \
-			"$out/results.md" "scripts/sleb bench $3" ||
-			die "bench: docs/benchmarks.md not updated"
-		note "bench: docs/benchmarks.md updated for $BASE_ID-cache"
-	fi
-	if [ -s "$out/errors.txt" ]; then
-		note "bench: problems (also in results.md):"
-		sed 's/^/  /' "$out/errors.txt" | head -n 20 >&2
-	fi
-	note "bench: cache model; results.md, samples.csv and plots in:"
-	echo "$out"
-	[ "$failed" = 0 ]
+	bench_finish "$2" "$BASE_ID-cache" "$3" "cache model"
 }
 
 cmd_bench() {
@@ -1050,18 +1058,5 @@ EOF
 		cat "$out/samples.csv.tmp"
 	} >"$out/samples.csv"
 	rm -f "$out/samples.csv.tmp"
-	bench_report "$out" || die "bench: the report failed (samples in $out/samples.csv)"
-	if [ "$update_docs" = 1 ]; then
-		python3 "$SLEB_TOP/scripts/bench_docs.py" "$SLEB_TOP/docs/benchmarks.md" "$BASE_ID" \
-			"$out/results.md" "scripts/sleb bench $*" ||
-			die "bench: docs/benchmarks.md not updated"
-		note "bench: docs/benchmarks.md updated for $BASE_ID"
-	fi
-	if [ -s "$out/errors.txt" ]; then
-		note "bench: problems (also in results.md):"
-		sed 's/^/  /' "$out/errors.txt" | head -n 20 >&2
-	fi
-	note "bench: $BENCH_MODE; results.md, samples.csv and plots in:"
-	echo "$out"
-	[ "$failed" = 0 ]
+	bench_finish "$update_docs" "$BASE_ID" "$*" "$BENCH_MODE"
 }
