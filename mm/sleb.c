@@ -18,18 +18,28 @@
  * another node is freed into that node's shared array (or its slab), and a
  * request for another node is served from that node's shared array or
  * slabs without touching the queue.  As in SLAB, a task's memory policy
- * and its cpuset's memory_spread_slab (for SLAB_MEM_SPREAD caches) turn a
- * request without a node into a request for the node they pick.  Every
+ * turns a request without a node into a request for the node it picks.  Every
  * CPU gives back a fifth of its idle queues and of its node's idle shared
  * arrays every two seconds, and under memory pressure a shrinker gives
  * back as many as reclaim asks of the node under pressure.
+ *
+ * SLEB serves the whole slab interface: kmem_cache_alloc() and kmalloc()
+ * with their bulk, node and bucket variants, krealloc(), ksize(), and the
+ * prefilled sheaves of the maple tree (arrays of objects taken from the
+ * queues ahead of time).  kmalloc_nolock() and kfree_nolock() use the
+ * queue when its lock can be had without waiting: kmalloc_nolock() fails
+ * otherwise, or when the queue is empty, which its callers expect;
+ * kfree_nolock() and kvfree_rcu() from a context that may not take locks
+ * then go through a per-cpu list and an irq_work.  The hooks every
+ * allocator runs (memcg, allocation profiling, KASAN, KFENCE, KMSAN,
+ * kmemleak) are the shared ones of mm/slab.h.
  *
  * Lock order:
  *   1. cpu_hotplug_lock (read side: resizing and flushing queues)
  *   2. mem_hotplug_lock (held around the memory hotplug notifier)
  *   3. slab_mutex (global, mm/slab_common.c)
  *   4. sleb_flush_mutex (the per-cpu flush work items)
- *   5. sleb_cpu->lock (local_lock, interrupts disabled)
+ *   5. sleb_cpu->lock (local_trylock_t, interrupts enabled)
  *   6. kmem_cache_node->shared_lock
  *   7. kmem_cache_node->list_lock
  *
@@ -38,7 +48,8 @@
  * queue, creating and destroying caches.  They also keep the queues alive
  * while sysfs and /proc/slabinfo count the objects in them.  Old queues
  * and shared arrays are freed after an RCU grace period, so that a look
- * at their count with interrupts or preemption disabled is safe.
+ * at their count under rcu_read_lock() (or with preemption disabled) is
+ * safe.
  *
  * sleb_flush_mutex protects the per-cpu work items that empty queues on
  * their own CPUs (kmem_cache_shrink(), destroy, the shrinker, a change
@@ -49,13 +60,17 @@
  * only try to take (the shrinker also cpu_hotplug_lock): reclaim can run
  * inside kmem_cache_create() or a CPU hotplug operation.
  *
- * sleb_cpu->lock protects a CPU's queue, its contents and its touched
- * flag.  It is a local_lock taken with local_lock_irqsave(), i.e.
- * interrupts are disabled (on !PREEMPT_RT this is local_irq_save(), about
- * as costly as SLAB's fast path; SLEB depends on !PREEMPT_RT).  The queue
- * pointer is only replaced on its own CPU, from an IPI, which is why a
- * queue can be resized while the cache is in use.  Whoever drops the lock
- * to allocate a slab reloads the queue after taking it again.
+ * sleb_cpu->lock protects a CPU's queue, its contents, its home node and
+ * its touched flag.  It is a local_trylock_t, as SLUB's sheaves: taking
+ * it disables preemption (on PREEMPT_RT, migration), not interrupts.  The
+ * allocation and free paths only try it; it fails when they interrupted
+ * its owner on this CPU (or, on PREEMPT_RT, a task preempted on this CPU
+ * owns it), and the request then goes to the node's shared array and
+ * slabs beside the queue (alloc_unqueued(), free_unqueued()).  Work items
+ * take it outright.  The queue pointer is only replaced on its own CPU,
+ * from a work item, which is why a queue can be resized while the cache
+ * is in use.  Whoever drops the lock to allocate a slab tries it again
+ * afterwards and reloads the queue, or goes on without it.
  *
  * kmem_cache_node->shared_lock protects the node's shared array pointer,
  * contents, touched flag and next reap time.  The shared array of node N
@@ -66,7 +81,8 @@
  * batch takes it once per node and walks runs of objects of a slab.
  * Counting reads the counters without it.
  *
- * Locks 6 and 7 are always taken with interrupts disabled.
+ * Locks 6 and 7 are always taken with interrupts disabled: an interrupt
+ * that finds lock 5 taken comes to them directly.
  *
  * No slab is given back to the page allocator under locks 5 to 7:
  * releasing a slab frees its objcg vector with kfree(), which may land in
@@ -81,11 +97,13 @@
 #include <linux/cpu.h>
 #include <linux/cpuset.h>
 #include <linux/debugobjects.h>
+#include <linux/irq_work.h>
 #include <linux/kasan.h>
 #include <linux/kernfs.h>
 #include <linux/kfence.h>
 #include <linux/kmemleak.h>
 #include <linux/kmsan.h>
+#include <linux/llist.h>
 #include <linux/memcontrol.h>
 #include <linux/memory.h>
 #include <linux/memory_hotplug.h>
@@ -102,20 +120,27 @@
 #include <kunit/visibility.h>
 
 #include "internal.h"
+#include "page_alloc.h"
 #include "sleb.h"
 
 /* === Data ================================================================ */
 
 /*
- * Nodes with normal memory: the nodes every cache has a kmem_cache_node
- * for.  Changed under slab_mutex by the memory hotplug notifier.
+ * Nodes with memory for slabs: the nodes every cache has a kmem_cache_node
+ * for.  At boot the nodes with normal memory; the node hotplug notifier
+ * adds a node that gets its first memory and removes one that loses its
+ * last, under slab_mutex.  (A hot-added node with ZONE_MOVABLE memory only
+ * is added too, though no slab can be placed there: it is no CPU's home.)
  */
 static nodemask_t sleb_nodes __read_mostly;
 
 /*
  * The node whose objects a CPU's queues hold, its home node: the CPU's own
  * node, or for a CPU of a node without normal memory (x86 keeps CPUs on
- * such nodes, so numa_mem_id() is no help) the nearest node with some.
+ * memoryless nodes, so numa_mem_id() is no help) the nearest node with
+ * some.  Each queue keeps its own copy (sleb_cpu->home), changed under its
+ * lock; this one is for the caches to come and for requests that bypass
+ * the queue.
  */
 static DEFINE_PER_CPU(int, sleb_home_node);
 
@@ -152,7 +177,7 @@ static struct kmem_cache sleb_boot_kmem_cache_node;
 static inline void stat(struct kmem_cache *s, enum sleb_stat_item item)
 {
 #ifdef CONFIG_SLEB_STATS
-	raw_cpu_inc(s->cpu->stat[item]);
+	this_cpu_inc(s->cpu->stat[item]);
 #endif
 }
 
@@ -160,7 +185,7 @@ static inline void stat_add(struct kmem_cache *s, enum sleb_stat_item item,
 			    unsigned int nr)
 {
 #ifdef CONFIG_SLEB_STATS
-	raw_cpu_add(s->cpu->stat[item], nr);
+	this_cpu_add(s->cpu->stat[item], nr);
 #endif
 }
 
@@ -168,9 +193,9 @@ static inline void stat_add(struct kmem_cache *s, enum sleb_stat_item item,
 
 static void sleb_run_ctor(struct kmem_cache *s, void *object)
 {
-	kasan_unpoison_object_data(s, object);
+	kasan_unpoison_new_object(s, object);
 	s->ctor(object);
-	kasan_poison_object_data(s, object);
+	kasan_poison_new_object(s, object);
 }
 
 static void sleb_init_slab(struct kmem_cache *s, struct slab *slab,
@@ -182,6 +207,8 @@ static void sleb_init_slab(struct kmem_cache *s, struct slab *slab,
 	slab->slab_cache = s;
 	slab->objects = oo->objects;
 	slab->list = SLEB_LIST_NONE;
+	slab->obj_exts_in_object = 0;
+	slab->obj_exts_needs_objcg = cache_needs_objcg(s);
 	if (!sleb_map_in_struct(oo->objects))
 		slab->free_map_ext = base + sleb_map_offset(oo->objects, oo->order);
 	sleb_map_init(slab_map(slab), oo->objects);
@@ -204,11 +231,12 @@ static void sleb_init_slab(struct kmem_cache *s, struct slab *slab,
 	}
 }
 
-static struct folio *sleb_alloc_folio(gfp_t gfp, int node, unsigned int order)
+/* Slab pages are frozen: their refcount stays 0 while they are slabs. */
+static struct page *sleb_alloc_pages(gfp_t gfp, int node, unsigned int order)
 {
 	if (node == NUMA_NO_NODE)
-		return (struct folio *)alloc_pages(gfp, order);
-	return (struct folio *)__alloc_pages_node(node, gfp, order);
+		return alloc_frozen_pages(gfp, order);
+	return __alloc_frozen_pages(gfp, order, node, NULL, ALLOC_DEFAULT);
 }
 
 /*
@@ -218,7 +246,7 @@ static struct folio *sleb_alloc_folio(gfp_t gfp, int node, unsigned int order)
 static struct slab *sleb_new_slab(struct kmem_cache *s, gfp_t gfp, int node)
 {
 	const struct sleb_order_objects *oo = &s->oo;
-	struct folio *folio;
+	struct page *page;
 	struct slab *slab;
 	gfp_t flags;
 
@@ -232,48 +260,51 @@ static struct slab *sleb_new_slab(struct kmem_cache *s, gfp_t gfp, int node)
 	gfp &= gfp_allowed_mask;
 	flags = (gfp & (GFP_RECLAIM_MASK | GFP_CONSTRAINT_MASK)) | s->allocflags;
 
-	/* The preferred order may fail quietly; the minimal one may not. */
-	folio = NULL;
-	if (oo->order > s->min.order)
-		folio = sleb_alloc_folio((flags | __GFP_NOWARN | __GFP_NORETRY) &
-					 ~__GFP_NOFAIL, node, oo->order);
-	if (!folio) {
+	/*
+	 * The preferred order may fail quietly, and is not worth reclaim or
+	 * the reserves; the minimal one may not fail so easily.
+	 */
+	page = NULL;
+	if (oo->order > s->min.order) {
+		gfp_t try = (flags | __GFP_NOWARN | __GFP_NORETRY) & ~__GFP_NOFAIL;
+
+		if (try & __GFP_DIRECT_RECLAIM)
+			try = (try | __GFP_NOMEMALLOC) & ~__GFP_RECLAIM;
+		page = sleb_alloc_pages(try, node, oo->order);
+	}
+	if (!page) {
 		if (oo->order > s->min.order)
 			stat(s, ORDER_FALLBACK);
 		oo = &s->min;
-		folio = sleb_alloc_folio(flags, node, oo->order);
-		if (!folio)
+		page = sleb_alloc_pages(flags, node, oo->order);
+		if (!page)
 			return NULL;
 	}
 
-	slab = folio_slab(folio);
-	__folio_set_slab(folio);
-	/* Make the flag visible before any slab field is used. */
-	smp_wmb();
-	if (page_is_pfmemalloc(folio_page(folio, 0)))
+	__SetPageSlab(page);
+	slab = page_slab(page);
+	if (page_is_pfmemalloc(page))
 		slab_set_pfmemalloc(slab);
 	/* The objcg vector is sized by slab->objects, set up here. */
 	sleb_init_slab(s, slab, oo);
-	account_slab(slab, oo->order, s, flags);
+	init_slab_obj_exts(slab);
+	account_slab(slab, oo->order, s, flags, SLAB_ALLOC_DEFAULT);
 	stat(s, SLAB_ALLOC);
 	return slab;
 }
 
 static void sleb_release_pages(struct kmem_cache *s, struct slab *slab)
 {
-	struct folio *folio = slab_folio(slab);
-	int order = folio_order(folio);
-	int pages = 1 << order;
+	struct page *page = slab_page(slab);
+	int order = compound_order(page);
 
 	__slab_clear_pfmemalloc(slab);
-	folio->mapping = NULL;
-	/* Make the mapping reset visible before clearing the flag. */
-	smp_wmb();
-	__folio_clear_slab(folio);
-	if (current->reclaim_state)
-		current->reclaim_state->reclaimed_slab += pages;
-	unaccount_slab(slab, order, s);
-	__free_pages(&folio->page, order);
+	/* page->mapping overlays slab_list.prev: the page allocator checks it. */
+	page->mapping = NULL;
+	__ClearPageSlab(page);
+	mm_account_reclaimed_pages(1 << order);
+	unaccount_slab(slab, order, s, true);
+	free_frozen_pages(page, order);
 }
 
 static void sleb_release_rcu(struct rcu_head *h)
@@ -355,14 +386,15 @@ static void *node_take_reserve(struct kmem_cache *s, int node)
 {
 	struct kmem_cache_node *n = get_node(s, node);
 	void *object = NULL;
+	unsigned long flags;
 	struct slab *slab;
 
-	spin_lock(&n->list_lock);
+	spin_lock_irqsave(&n->list_lock, flags);
 	list_for_each_entry(slab, &n->partial, slab_list) {
 		if (slab_test_pfmemalloc(slab) && slab_take(s, n, slab, &object, 1))
 			break;
 	}
-	spin_unlock(&n->list_lock);
+	spin_unlock_irqrestore(&n->list_lock, flags);
 	return object;
 }
 
@@ -431,27 +463,26 @@ static unsigned int node_put(struct kmem_cache *s, struct kmem_cache_node *n,
  * Return objects to their slabs.  The objects may belong to any slab of any
  * node; consecutive objects of one node are handled under one acquisition
  * of its list_lock.  Slabs that become free are added to @discard, for the
- * caller to release once it has dropped its locks.  Interrupts must be
- * disabled.
+ * caller to release once it has dropped its locks.
  */
 static void sleb_free_to_slabs(struct kmem_cache *s, void * const *objs, unsigned int nr,
 			       struct list_head *discard)
 {
 	unsigned int i = 0;
 
-	lockdep_assert_irqs_disabled();
 	while (i < nr) {
 		struct slab *slab = slab_of_freed(s, objs[i]);
 		struct kmem_cache_node *n;
+		unsigned long flags;
 
 		if (!slab) {
 			i++;
 			continue;
 		}
 		n = get_node(s, slab_nid(slab));
-		spin_lock(&n->list_lock);
+		spin_lock_irqsave(&n->list_lock, flags);
 		i += node_put(s, n, objs + i, nr - i, discard);
-		spin_unlock(&n->list_lock);
+		spin_unlock_irqrestore(&n->list_lock, flags);
 	}
 }
 
@@ -470,37 +501,44 @@ static unsigned int shared_put(struct kmem_cache_node *n, void * const *objs,
 			       unsigned int nr)
 {
 	unsigned int moved = 0;
+	unsigned long flags;
 
 	if (!READ_ONCE(n->shared))
 		return 0;
-	spin_lock(&n->shared_lock);
+	spin_lock_irqsave(&n->shared_lock, flags);
 	if (n->shared) {
 		moved = sleb_array_add(n->shared, objs, nr);
 		n->shared_touched = true;
 	}
-	spin_unlock(&n->shared_lock);
+	spin_unlock_irqrestore(&n->shared_lock, flags);
 	return moved;
 }
 
-/*
- * Take up to @max objects from the shared array of node @n.  Interrupts are
- * disabled: the array looked at before taking the lock cannot be freed
- * meanwhile (resize_shared() frees old arrays after a grace period).
- */
+/* Whether the shared array of node @n looks empty, seen without its lock. */
+static bool shared_looks_empty(struct kmem_cache_node *n)
+{
+	struct sleb_array *a;
+
+	/* resize_shared() frees an old array after a grace period. */
+	guard(rcu)();
+	a = READ_ONCE(n->shared);
+	return !a || !READ_ONCE(a->count);
+}
+
+/* Take up to @max objects from the shared array of node @n. */
 static unsigned int shared_get(struct kmem_cache_node *n, void **dst, unsigned int max)
 {
-	struct sleb_array *a = READ_ONCE(n->shared);
 	unsigned int got = 0;
+	unsigned long flags;
 
-	lockdep_assert_irqs_disabled();
-	if (!a || !READ_ONCE(a->count))
+	if (shared_looks_empty(n))
 		return 0;
-	spin_lock(&n->shared_lock);
+	spin_lock_irqsave(&n->shared_lock, flags);
 	if (n->shared) {
 		got = sleb_array_take_newest(n->shared, dst, max);
 		n->shared_touched = true;
 	}
-	spin_unlock(&n->shared_lock);
+	spin_unlock_irqrestore(&n->shared_lock, flags);
 	return got;
 }
 
@@ -521,9 +559,37 @@ static void shared_flush(struct kmem_cache *s, struct kmem_cache_node *n)
 
 /* === Per-cpu queues ====================================================== */
 
+/*
+ * The queue's lock is only tried on the allocation and free paths: it
+ * fails when this context interrupted the lock's owner (or, on
+ * PREEMPT_RT, when a task preempted on this CPU owns it), and the request
+ * then bypasses the queue (alloc_unqueued(), free_unqueued()).  Work items
+ * and other process context take it with queue_lock().
+ */
+static __always_inline bool queue_trylock(struct kmem_cache *s)
+{
+	return local_trylock(&s->cpu->lock);
+}
+
+static __always_inline void queue_lock(struct kmem_cache *s)
+{
+	local_lock(&s->cpu->lock);
+}
+
+static __always_inline void queue_unlock(struct kmem_cache *s)
+{
+	local_unlock(&s->cpu->lock);
+}
+
 static inline struct sleb_array *cpu_queue(struct kmem_cache *s)
 {
 	return this_cpu_ptr(s->cpu)->queue;
+}
+
+/* The node whose objects this CPU's queue of @s holds; under its lock. */
+static inline int queue_home(struct kmem_cache *s)
+{
+	return this_cpu_ptr(s->cpu)->home;
 }
 
 static inline unsigned int queue_batch(struct kmem_cache *s, struct sleb_array *q)
@@ -543,7 +609,7 @@ static void queue_drain(struct kmem_cache *s, struct sleb_array *q,
 
 	lockdep_assert_held(this_cpu_ptr(&s->cpu->lock));
 	this_cpu_ptr(s->cpu)->touched = true;
-	moved = shared_put(get_node(s, home_node()), q->objects, nr);
+	moved = shared_put(get_node(s, queue_home(s)), q->objects, nr);
 	if (moved)
 		stat(s, DRAIN_SHARED);
 	if (moved < nr) {
@@ -569,6 +635,7 @@ static unsigned int node_get(struct kmem_cache *s, int node, void **dst,
 			     unsigned int max)
 {
 	struct kmem_cache_node *n = get_node(s, node);
+	unsigned long flags;
 	unsigned int got;
 
 	got = shared_get(n, dst, max);
@@ -578,34 +645,37 @@ static unsigned int node_get(struct kmem_cache *s, int node, void **dst,
 	}
 	if (!READ_ONCE(n->nr_partial))
 		return 0;
-	spin_lock(&n->list_lock);
+	spin_lock_irqsave(&n->list_lock, flags);
 	got = node_take(s, n, dst, max);
-	spin_unlock(&n->list_lock);
+	spin_unlock_irqrestore(&n->list_lock, flags);
 	if (got)
 		stat(s, REFILL_PARTIAL);
 	return got;
 }
 
 /*
- * Allocate a slab with the cpu lock dropped and put it on its node's
- * partial list.  Returns with the lock held again, possibly on another
- * CPU; the caller reloads its queue.
+ * Allocate a slab and put it on its node's partial list.  If the queue's
+ * lock is held (*@locked), it is dropped meanwhile and tried again after,
+ * possibly on another CPU: the caller reloads its queue, or, if the lock
+ * could not be had (*@locked is now false), goes on without the queue.
  */
-static struct slab *grow_cache(struct kmem_cache *s, gfp_t gfp, int node,
-			       unsigned long *irqflags)
+static struct slab *grow_cache(struct kmem_cache *s, gfp_t gfp, int node, bool *locked)
 {
 	struct kmem_cache_node *n;
+	unsigned long flags;
 	struct slab *slab;
 
-	local_unlock_irqrestore(&s->cpu->lock, *irqflags);
+	if (*locked)
+		queue_unlock(s);
 	slab = sleb_new_slab(s, gfp, node);
-	local_lock_irqsave(&s->cpu->lock, *irqflags);
+	if (*locked)
+		*locked = queue_trylock(s);
 	if (!slab)
 		return NULL;
 	n = get_node(s, slab_nid(slab));
-	spin_lock(&n->list_lock);
+	spin_lock_irqsave(&n->list_lock, flags);
 	node_add_new_slab(n, slab);
-	spin_unlock(&n->list_lock);
+	spin_unlock_irqrestore(&n->list_lock, flags);
 	return slab;
 }
 
@@ -662,7 +732,7 @@ static inline bool may_fall_back(gfp_t gfp)
  * use by the objects per slab just when memory is short.
  */
 static struct slab *grow_or_fall_back(struct kmem_cache *s, gfp_t gfp, int node,
-				      unsigned long *irqflags, void **object)
+				      bool *locked, void **object)
 {
 	/* No direct reclaim for it, but kswapd is woken for the node. */
 	gfp_t exact = (gfp | __GFP_THISNODE | __GFP_NOWARN) &
@@ -671,14 +741,14 @@ static struct slab *grow_or_fall_back(struct kmem_cache *s, gfp_t gfp, int node,
 
 	*object = NULL;
 	if (may_fall_back(gfp)) {
-		slab = grow_cache(s, exact, node, irqflags);
+		slab = grow_cache(s, exact, node, locked);
 		if (slab)
 			return slab;
 		*object = alloc_from_other_node(s, gfp, node);
 		if (*object)
 			return NULL;
 	}
-	return grow_cache(s, gfp, node, irqflags);
+	return grow_cache(s, gfp, node, locked);
 }
 
 /* One object straight from @slab, which is on its node's lists. */
@@ -686,11 +756,12 @@ static void *take_one_from(struct kmem_cache *s, struct slab *slab)
 {
 	struct kmem_cache_node *n = get_node(s, slab_nid(slab));
 	void *object = NULL;
+	unsigned long flags;
 
-	spin_lock(&n->list_lock);
+	spin_lock_irqsave(&n->list_lock, flags);
 	if (slab_on_partial(slab))
 		slab_take(s, n, slab, &object, 1);
-	spin_unlock(&n->list_lock);
+	spin_unlock_irqrestore(&n->list_lock, flags);
 	return object;
 }
 
@@ -699,18 +770,44 @@ static bool fill_from_new_slab(struct kmem_cache *s, struct slab *slab,
 			       struct sleb_array *q)
 {
 	struct kmem_cache_node *n = get_node(s, slab_nid(slab));
+	unsigned long flags;
 
-	spin_lock(&n->list_lock);
+	spin_lock_irqsave(&n->list_lock, flags);
 	q->count = slab_take_random(s, n, slab, q->objects, queue_batch(s, q));
-	spin_unlock(&n->list_lock);
+	spin_unlock_irqrestore(&n->list_lock, flags);
 	return q->count;
+}
+
+/* A request for node @node served without the queue. */
+static void *alloc_for_node(struct kmem_cache *s, gfp_t gfp, int node, bool *locked)
+{
+	void *object = NULL;
+	struct slab *slab;
+
+	while (!node_get(s, node, &object, 1)) {
+		if (unlikely(gfp_pfmemalloc_allowed(gfp))) {
+			object = node_take_reserve(s, node);
+			if (object)
+				break;
+		}
+		slab = grow_or_fall_back(s, gfp, node, locked, &object);
+		if (object)
+			break;
+		if (!slab)
+			return NULL;
+		object = take_one_from(s, slab);
+		if (object)
+			break;
+	}
+	return object;
 }
 
 /*
  * The queue of this CPU is empty: refill it with a batch and return one
- * object.  Called and returns with the cpu lock held.
+ * object.  Called with the queue's lock held; returns with it held unless
+ * *@locked became false while a slab was allocated.
  */
-static void *queue_refill(struct kmem_cache *s, gfp_t gfp, unsigned long *irqflags)
+static void *queue_refill(struct kmem_cache *s, gfp_t gfp, bool *locked)
 {
 	struct sleb_array *q;
 	struct slab *slab;
@@ -719,7 +816,7 @@ static void *queue_refill(struct kmem_cache *s, gfp_t gfp, unsigned long *irqfla
 	stat(s, ALLOC_SLOWPATH);
 	this_cpu_ptr(s->cpu)->touched = true;
 	for (;;) {
-		int node = home_node();
+		int node = queue_home(s);
 		unsigned int got;
 
 		q = cpu_queue(s);
@@ -741,17 +838,22 @@ static void *queue_refill(struct kmem_cache *s, gfp_t gfp, unsigned long *irqfla
 			if (object)
 				return object;
 		}
-		slab = grow_or_fall_back(s, gfp, node, irqflags, &object);
+		slab = grow_or_fall_back(s, gfp, node, locked, &object);
 		if (object)
 			return object;
 		if (!slab)
 			return NULL;
 		stat(s, REFILL_NEW_SLAB);
-		if (slab_nid(slab) != home_node() || slab_test_pfmemalloc(slab)) {
-			/* Another node's memory, or the reserves': not for the queue. */
+		if (!*locked || slab_nid(slab) != queue_home(s) || slab_test_pfmemalloc(slab)) {
+			/*
+			 * Another node's memory, or the reserves': not for the
+			 * queue; or the queue is someone else's now.
+			 */
 			object = take_one_from(s, slab);
 			if (object)
 				return object;
+			if (!*locked)
+				return alloc_for_node(s, gfp, node, locked);
 			continue;
 		}
 		q = cpu_queue(s);
@@ -761,50 +863,21 @@ static void *queue_refill(struct kmem_cache *s, gfp_t gfp, unsigned long *irqfla
 	return q->objects[--q->count];
 }
 
-/* A request for a node other than this CPU's: the queue is not involved. */
-static void *alloc_for_node(struct kmem_cache *s, gfp_t gfp, int node,
-			    unsigned long *irqflags)
-{
-	void *object = NULL;
-	struct slab *slab;
-
-	stat(s, ALLOC_NODE);
-	while (!node_get(s, node, &object, 1)) {
-		if (unlikely(gfp_pfmemalloc_allowed(gfp))) {
-			object = node_take_reserve(s, node);
-			if (object)
-				break;
-		}
-		slab = grow_or_fall_back(s, gfp, node, irqflags, &object);
-		if (object)
-			break;
-		if (!slab)
-			return NULL;
-		object = take_one_from(s, slab);
-		if (object)
-			break;
-	}
-	return object;
-}
-
 #ifdef CONFIG_NUMA
-/* Whether @current's memory policy or cpuset may place objects elsewhere. */
+/* Whether @current's memory policy may place objects elsewhere. */
 static __always_inline bool task_spreads(void)
 {
-	return unlikely(current->mempolicy || cpuset_do_slab_mem_spread());
+	return unlikely(current->mempolicy);
 }
 
 /*
- * As SLAB: the node @current's cpuset (for SLAB_MEM_SPREAD caches) or
- * memory policy picks for a request without a node.  Interrupts and
- * __GFP_THISNODE requests stay on this node.
+ * As SLAB: the node @current's memory policy picks for a request without
+ * a node.  Interrupts and __GFP_THISNODE requests stay on this node.
  */
 static int spread_node(struct kmem_cache *s, gfp_t gfp)
 {
 	if (in_interrupt() || (gfp & __GFP_THISNODE))
 		return NUMA_NO_NODE;
-	if ((s->flags & SLAB_MEM_SPREAD) && cpuset_do_slab_mem_spread())
-		return cpuset_slab_spread_node();
 	if (current->mempolicy)
 		return mempolicy_slab_node();
 	return NUMA_NO_NODE;
@@ -821,40 +894,55 @@ static inline int spread_node(struct kmem_cache *s, gfp_t gfp)
 }
 #endif
 
-/* A node with SLEB structures to allocate from, or NUMA_NO_NODE. */
-static inline int usable_node(struct kmem_cache *s, int node)
+/* Whether SLEB has structures for node @node to allocate from. */
+static inline bool node_usable(struct kmem_cache *s, int node)
 {
-	if (node == NUMA_NO_NODE || node == home_node())
-		return NUMA_NO_NODE;
-	if (unlikely(node < 0 || node >= nr_node_ids || !node_isset(node, sleb_nodes) ||
-		     !get_node(s, node)))
-		return NUMA_NO_NODE;
-	return node;
+	return node >= 0 && node < nr_node_ids && node_isset(node, sleb_nodes) &&
+	       get_node(s, node);
+}
+
+/*
+ * The queue's lock is taken (see queue_trylock()): the request goes to
+ * the node's shared array and slabs.
+ */
+static noinline void *alloc_unqueued(struct kmem_cache *s, gfp_t gfp, int node)
+{
+	bool locked = false;
+
+	stat(s, ALLOC_UNQUEUED);
+	if (node == NUMA_NO_NODE || !node_usable(s, node))
+		node = home_node();
+	return alloc_for_node(s, gfp, node, &locked);
 }
 
 static __always_inline void *queue_alloc(struct kmem_cache *s, gfp_t gfp, int node)
 {
 	struct sleb_array *q;
-	unsigned long flags;
+	bool locked = true;
 	void *object;
 
-	local_lock_irqsave(&s->cpu->lock, flags);
-	/* Under the lock: the home node is this CPU's until it is dropped. */
 	if (node == NUMA_NO_NODE && task_spreads())
 		node = spread_node(s, gfp);
-	node = usable_node(s, node);
-	if (unlikely(node != NUMA_NO_NODE)) {
-		object = alloc_for_node(s, gfp, node, &flags);
+	if (unlikely(!queue_trylock(s)))
+		return alloc_unqueued(s, gfp, node);
+	/* Under the lock: the queue's home stays what it is until it is dropped. */
+	if (unlikely(node != NUMA_NO_NODE && node != queue_home(s) && node_usable(s, node))) {
+		/* Another node's objects: the queue is not involved. */
+		queue_unlock(s);
+		locked = false;
+		stat(s, ALLOC_NODE);
+		object = alloc_for_node(s, gfp, node, &locked);
 	} else {
 		q = cpu_queue(s);
 		if (likely(q->count)) {
 			object = q->objects[--q->count];
 			stat(s, ALLOC_FASTPATH);
 		} else {
-			object = queue_refill(s, gfp, &flags);
+			object = queue_refill(s, gfp, &locked);
 		}
 	}
-	local_unlock_irqrestore(&s->cpu->lock, flags);
+	if (likely(locked))
+		queue_unlock(s);
 	return object;
 }
 
@@ -877,32 +965,46 @@ static __always_inline bool freed_just_now(struct sleb_array *q, void *x)
 	       q->objects[q->count - 1] == x;
 }
 
-/* Whether a freed object may go into a queue: ours, and not a reserve one. */
-static __always_inline bool queueable(struct slab *slab)
+/* Whether a freed object may go into a queue: its home's, not a reserve one. */
+static __always_inline bool queueable(struct kmem_cache *s, struct slab *slab)
 {
-	return slab_nid(slab) == home_node() && !slab_test_pfmemalloc(slab);
+	return slab_nid(slab) == queue_home(s) && !slab_test_pfmemalloc(slab);
+}
+
+/*
+ * The queue's lock is taken (see queue_trylock()): the object goes to its
+ * node's shared array, or its slab.  The emergency reserves' objects never
+ * enter a shared array.
+ */
+static noinline void free_unqueued(struct kmem_cache *s, struct slab *slab, void *x)
+{
+	LIST_HEAD(discard);
+
+	stat(s, FREE_UNQUEUED);
+	if (slab_test_pfmemalloc(slab) || !shared_put(get_node(s, slab_nid(slab)), &x, 1))
+		sleb_free_to_slabs(s, &x, 1, &discard);
+	sleb_discard_list(&discard);
 }
 
 /*
  * The free that cannot simply push onto the queue: an object of the
  * emergency reserves or of another node, a full queue, or the boot queue.
- * Called with the cpu lock held; drops it, then releases the slabs that
- * became free.
+ * Called with the queue's lock held; drops it, then releases the slabs
+ * that became free.
  */
-static noinline void queue_free_slow(struct kmem_cache *s, struct slab *slab, void *x,
-				     unsigned long flags)
+static noinline void queue_free_slow(struct kmem_cache *s, struct slab *slab, void *x)
 {
 	struct sleb_array *q = cpu_queue(s);
 	LIST_HEAD(discard);
 
 	if (freed_just_now(q, x)) {
-		local_unlock_irqrestore(&s->cpu->lock, flags);
+		queue_unlock(s);
 		sleb_report_bad_free(s, x, "double free");
 		return;
 	}
 	if (unlikely(slab_test_pfmemalloc(slab))) {
 		sleb_free_to_slabs(s, &x, 1, &discard);
-	} else if (slab_nid(slab) != home_node()) {
+	} else if (slab_nid(slab) != queue_home(s)) {
 		free_remote(s, slab, x, &discard);
 	} else if (!q->size) {
 		stat(s, FREE_SLOWPATH);
@@ -912,27 +1014,46 @@ static noinline void queue_free_slow(struct kmem_cache *s, struct slab *slab, vo
 		queue_drain(s, q, &discard);
 		q->objects[q->count++] = x;
 	}
-	local_unlock_irqrestore(&s->cpu->lock, flags);
+	queue_unlock(s);
 	sleb_discard_list(&discard);
 }
 
 static __always_inline void queue_free(struct kmem_cache *s, struct slab *slab, void *x)
 {
 	struct sleb_array *q;
-	unsigned long flags;
 
-	local_lock_irqsave(&s->cpu->lock, flags);
+	if (unlikely(!queue_trylock(s))) {
+		free_unqueued(s, slab, x);
+		return;
+	}
 	q = cpu_queue(s);
-	if (unlikely(!queueable(slab) || q->count >= q->size || freed_just_now(q, x))) {
-		queue_free_slow(s, slab, x, flags);
+	if (unlikely(!queueable(s, slab) || q->count >= q->size || freed_just_now(q, x))) {
+		queue_free_slow(s, slab, x);
 		return;
 	}
 	stat(s, FREE_FASTPATH);
 	q->objects[q->count++] = x;
-	local_unlock_irqrestore(&s->cpu->lock, flags);
+	queue_unlock(s);
 }
 
 /* === Allocation and free ================================================ */
+
+/*
+ * Free an object whose free hooks have run already (kfree_nolock()) or
+ * that never left SLEB (a sheaf's): a debugged cache checks it first.
+ */
+static void queue_free_checked(struct kmem_cache *s, struct slab *slab, void *x,
+			       unsigned long caller)
+{
+	/* Sheaves and kmalloc_nolock() never hand out KFENCE objects. */
+	VM_WARN_ON_ONCE(is_kfence_address(x));
+	if (sleb_debug_cache(s)) {
+		if (!sleb_debug_free(s, slab, x, caller))
+			return;
+		sleb_debug_free_done(s, x);
+	}
+	queue_free(s, slab, x);
+}
 
 /*
  * The paths below exist twice: inlined into the entry points without the
@@ -942,63 +1063,73 @@ static __always_inline void queue_free(struct kmem_cache *s, struct slab *slab, 
  * but off adds that one test and nothing to the fast path -- not even the
  * caller's address kept across the calls of the hooks.
  */
-static __always_inline void *__sleb_alloc(struct kmem_cache *s, struct list_lru *lru,
-					  gfp_t gfp, int node, unsigned long caller,
-					  size_t orig_size, bool debug)
+static __always_inline void *__sleb_alloc(struct kmem_cache *s, gfp_t gfp, int node,
+					  const struct slab_alloc_context *ac, bool debug)
 {
-	struct obj_cgroup *objcg = NULL;
 	void *object;
 
-	s = slab_pre_alloc_hook(s, lru, &objcg, 1, gfp);
+	s = slab_pre_alloc_hook(s, gfp);
 	if (unlikely(!s))
 		return NULL;
-	object = kfence_alloc(s, orig_size, gfp);
-	if (unlikely(object)) {
-		/* KFENCE initialises its objects itself, to their size only. */
-		slab_post_alloc_hook(s, objcg, gfp, 1, &object, false);
-		return object;
+	object = kfence_alloc(s, ac->orig_size, gfp);
+	if (likely(!object)) {
+		object = queue_alloc(s, gfp, node);
+		if (debug)
+			sleb_debug_alloc(s, object, ac->caller_addr);
 	}
-	object = queue_alloc(s, gfp, node);
-	if (debug)
-		sleb_debug_alloc(s, object, caller);
-	slab_post_alloc_hook(s, objcg, gfp, 1, &object, slab_want_init_on_alloc(gfp, s));
+	/* On a memcg charge failure the hook frees the object and clears it. */
+	slab_post_alloc_hook(s, gfp, 1, &object, ac);
 	return object;
 }
 
-static noinline void *sleb_alloc_debug(struct kmem_cache *s, struct list_lru *lru,
-				       gfp_t gfp, int node, unsigned long caller,
-				       size_t orig_size)
+static noinline void *sleb_alloc_debug(struct kmem_cache *s, gfp_t gfp, int node,
+				       const struct slab_alloc_context *ac)
 {
-	return __sleb_alloc(s, lru, gfp, node, caller, orig_size, true);
+	return __sleb_alloc(s, gfp, node, ac, true);
 }
 
-static __always_inline void *sleb_alloc(struct kmem_cache *s, struct list_lru *lru,
-					gfp_t gfp, int node, unsigned long caller,
-					size_t orig_size)
+static __always_inline void *sleb_alloc(struct kmem_cache *s, gfp_t gfp, int node,
+					const struct slab_alloc_context *ac)
 {
 	if (sleb_debug_cache(s))
-		return sleb_alloc_debug(s, lru, gfp, node, caller, orig_size);
-	return __sleb_alloc(s, lru, gfp, node, caller, orig_size, false);
+		return sleb_alloc_debug(s, gfp, node, ac);
+	return __sleb_alloc(s, gfp, node, ac, false);
+}
+
+/* Usable bytes of an object of @s: the padding up to the stride, unless a tool uses it. */
+static size_t cache_ksize(struct kmem_cache *s)
+{
+	if (s->flags & (SLEB_DEBUG_FLAGS | SLAB_KASAN | SLAB_TYPESAFE_BY_RCU))
+		return s->object_size;
+	return s->size - s->red_left_pad;
 }
 
 /*
- * The hooks every freed object passes.  Returns false when KASAN keeps the
- * object in its quarantine for now.
+ * The hooks every freed object passes.  Returns false when the object is
+ * not SLEB's to free (yet): KFENCE took it back, KASAN found a bad free or
+ * keeps the object in its quarantine for now.
  */
 static __always_inline bool sleb_free_hook(struct kmem_cache *s, void *x, bool init)
 {
+	bool still_accessible = s->flags & SLAB_TYPESAFE_BY_RCU;
+
 	kmemleak_free_recursive(x, s->flags);
 	kmsan_slab_free(s, x);
 	debug_check_no_locks_freed(x, s->object_size);
 	if (!(s->flags & SLAB_DEBUG_OBJECTS))
 		debug_check_no_obj_freed(x, s->object_size);
-	if (!(s->flags & SLAB_TYPESAFE_BY_RCU))
+	if (!still_accessible)
 		__kcsan_check_access(x, s->object_size,
 				     KCSAN_ACCESS_WRITE | KCSAN_ACCESS_ASSERT);
-	/* KASAN may do the initialisation itself. */
+	if (kfence_free(x))
+		return false;
+	/* KASAN looks at the free before the object changes. */
+	if (kasan_slab_pre_free(s, x))
+		return false;
+	/* KASAN may do the initialisation itself; the slack ksize() shows too. */
 	if (init && !kasan_has_integrated_init())
-		memset(kasan_reset_tag(x), 0, s->object_size);
-	return !kasan_slab_free(s, x, init);
+		memset(kasan_reset_tag(x), 0, cache_ksize(s));
+	return !kasan_slab_free(s, x, init, still_accessible, false);
 }
 
 /*
@@ -1018,13 +1149,13 @@ static __always_inline void __sleb_free(struct kmem_cache *s, void *x,
 		return;
 	}
 	memcg_slab_free_hook(s, slab, &x, 1);
-	if (unlikely(is_kfence_address(x))) {
-		sleb_free_hook(s, x, false);
-		if (kfence_free(x))
-			return;
-	}
-	if (sleb_free_hook(s, x, slab_want_init_on_free(s)))
-		queue_free(s, slab, x);
+	alloc_tagging_slab_free_hook(s, slab, &x, 1);
+	if (!sleb_free_hook(s, x, slab_want_init_on_free(s)))
+		return;
+	/* Poisoned after the hooks: debugobjects looked at the object first. */
+	if (debug)
+		sleb_debug_free_done(s, x);
+	queue_free(s, slab, x);
 }
 
 static noinline void sleb_free_debug(struct kmem_cache *s, void *x, unsigned long caller)
@@ -1032,68 +1163,94 @@ static noinline void sleb_free_debug(struct kmem_cache *s, void *x, unsigned lon
 	__sleb_free(s, x, caller, true);
 }
 
+/*
+ * A KFENCE object takes the inline path even in a debugged cache: KFENCE
+ * checks its objects itself, and its reports skip the stack up to the
+ * allocator's entry point (kfree(), kmem_cache_free(), ...).  A tail call
+ * to the out-of-line debug path would replace that frame, and the report
+ * would blame sleb_free_debug() instead of kfree()'s caller.
+ */
 static __always_inline void sleb_free(struct kmem_cache *s, void *x, unsigned long caller)
 {
-	if (sleb_debug_cache(s))
+	if (sleb_debug_cache(s) && !is_kfence_address(x))
 		sleb_free_debug(s, x, caller);
 	else
 		__sleb_free(s, x, caller, false);
 }
 
-void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp)
+/* The context of an allocation through the kmem_cache_alloc() family. */
+#define SLEB_CACHE_ALLOC_CTX(_s, _lru) {				\
+	.caller_addr = _RET_IP_,					\
+	.orig_size = (_s)->object_size,					\
+	.alloc_flags = SLAB_ALLOC_DEFAULT,				\
+	.lru = (_lru),							\
+}
+
+void *kmem_cache_alloc_noprof(struct kmem_cache *s, gfp_t gfp)
 {
-	void *ret = sleb_alloc(s, NULL, gfp, NUMA_NO_NODE, _RET_IP_, s->object_size);
+	const struct slab_alloc_context ac = SLEB_CACHE_ALLOC_CTX(s, NULL);
+	void *ret = sleb_alloc(s, gfp, NUMA_NO_NODE, &ac);
 
 	trace_kmem_cache_alloc(_RET_IP_, ret, s, gfp, NUMA_NO_NODE);
 	return ret;
 }
-EXPORT_SYMBOL(kmem_cache_alloc);
+EXPORT_SYMBOL(kmem_cache_alloc_noprof);
 
-void *kmem_cache_alloc_lru(struct kmem_cache *s, struct list_lru *lru, gfp_t gfp)
+void *kmem_cache_alloc_lru_noprof(struct kmem_cache *s, struct list_lru *lru, gfp_t gfp)
 {
-	void *ret = sleb_alloc(s, lru, gfp, NUMA_NO_NODE, _RET_IP_, s->object_size);
+	const struct slab_alloc_context ac = SLEB_CACHE_ALLOC_CTX(s, lru);
+	void *ret = sleb_alloc(s, gfp, NUMA_NO_NODE, &ac);
 
 	trace_kmem_cache_alloc(_RET_IP_, ret, s, gfp, NUMA_NO_NODE);
 	return ret;
 }
-EXPORT_SYMBOL(kmem_cache_alloc_lru);
+EXPORT_SYMBOL(kmem_cache_alloc_lru_noprof);
 
-void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int node)
+void *kmem_cache_alloc_node_noprof(struct kmem_cache *s, gfp_t gfp, int node)
 {
-	void *ret = sleb_alloc(s, NULL, gfp, node, _RET_IP_, s->object_size);
+	const struct slab_alloc_context ac = SLEB_CACHE_ALLOC_CTX(s, NULL);
+	void *ret = sleb_alloc(s, gfp, node, &ac);
 
 	trace_kmem_cache_alloc(_RET_IP_, ret, s, gfp, node);
 	return ret;
 }
-EXPORT_SYMBOL(kmem_cache_alloc_node);
+EXPORT_SYMBOL(kmem_cache_alloc_node_noprof);
 
-void *__kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int node,
-			      size_t orig_size, unsigned long caller)
+/*
+ * The cache an object to be freed belongs to: @s, checked against the
+ * slab when SLAB_CONSISTENCY_CHECKS or hardening ask for it, or the slab's
+ * cache when no cache was given.  NULL, after a report, when there is none
+ * or it is not @s.
+ */
+static struct kmem_cache *cache_of_free(struct kmem_cache *s, void *x,
+					unsigned long caller)
 {
-	return sleb_alloc(s, NULL, gfp, node, caller, orig_size);
-}
+	struct slab *slab;
 
-void __kmem_cache_free(struct kmem_cache *s, void *x, unsigned long caller)
-{
-	sleb_free(s, x, caller);
+	/* A debugged cache checks the pointer itself (sleb_debug_free()). */
+	if (likely(s) && (sleb_debug_cache(s) ||
+			  (!IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) &&
+			   !(s->flags & SLAB_CONSISTENCY_CHECKS))))
+		return s;
+	slab = virt_to_slab(x);
+	if (unlikely(!slab)) {
+		pr_err("SLEB: kmem_cache_free(%s, %p) of a non-slab pointer from %pS, ignored\n",
+		       s ? s->name : "NULL", x, (void *)caller);
+		dump_stack();
+		add_taint(TAINT_BAD_PAGE, LOCKDEP_NOW_UNRELIABLE);
+		return NULL;
+	}
+	/* As SLUB: an object freed to the wrong cache is leaked, not moved. */
+	if (WARN_ONCE(s && slab->slab_cache != s,
+		      "SLEB: kmem_cache_free: object %p of cache %s freed to cache %s\n",
+		      x, slab->slab_cache->name, s ? s->name : ""))
+		return NULL;
+	return slab->slab_cache;
 }
 
 void kmem_cache_free(struct kmem_cache *s, void *x)
 {
-	if (unlikely(!s)) {
-		/* No cache given: the slab knows, if there is one. */
-		struct slab *slab = virt_to_slab(x);
-
-		if (!slab) {
-			pr_err("SLEB: %s(NULL, %p) of a non-slab pointer from %pS, ignored\n",
-			       __func__, x, __builtin_return_address(0));
-			dump_stack();
-			add_taint(TAINT_BAD_PAGE, LOCKDEP_NOW_UNRELIABLE);
-			return;
-		}
-		s = slab->slab_cache;
-	}
-	s = cache_from_obj(s, x);
+	s = cache_of_free(s, x, _RET_IP_);
 	if (!s)
 		return;
 	trace_kmem_cache_free(_RET_IP_, x, s);
@@ -1105,9 +1262,493 @@ EXPORT_SYMBOL(kmem_cache_free);
 /* An object leaves the KASAN quarantine. */
 void ___cache_free(struct kmem_cache *cache, void *x, unsigned long addr)
 {
+	if (sleb_debug_cache(cache))
+		sleb_debug_free_done(cache, x);
 	queue_free(cache, virt_to_slab(x), x);
 }
 #endif
+
+/* === kmalloc ============================================================= */
+
+static __always_inline void *sleb_kmalloc(kmem_buckets *b, gfp_t gfp, int node,
+					  kmalloc_token_t token,
+					  const struct slab_alloc_context *ac)
+{
+	size_t size = ac->orig_size;
+	struct kmem_cache *s;
+	void *ret;
+
+	if (unlikely(size > KMALLOC_MAX_CACHE_SIZE)) {
+		ret = ___kmalloc_large_node(size, gfp, node);
+		trace_kmalloc(ac->caller_addr, ret, size, PAGE_SIZE << get_order(size),
+			      gfp, node);
+		return ret;
+	}
+	if (unlikely(!size))
+		return ZERO_SIZE_PTR;
+	s = kmalloc_slab(size, b, gfp, token, ac->alloc_flags);
+	ret = sleb_alloc(s, gfp, node, ac);
+	ret = kasan_kmalloc(s, ret, size, gfp);
+	trace_kmalloc(ac->caller_addr, ret, size, s->size, gfp, node);
+	return ret;
+}
+
+void *__kmalloc_large_node_noprof(size_t size, gfp_t gfp, int node)
+{
+	void *ret = ___kmalloc_large_node(size, gfp, node);
+
+	trace_kmalloc(_RET_IP_, ret, size, PAGE_SIZE << get_order(size), gfp, node);
+	return ret;
+}
+EXPORT_SYMBOL(__kmalloc_large_node_noprof);
+
+/* The context of a kmalloc() of @_size on behalf of @_caller. */
+#define SLEB_KMALLOC_CTX(_size, _caller) {				\
+	.caller_addr = (_caller),					\
+	.orig_size = (_size),						\
+	.alloc_flags = SLAB_ALLOC_DEFAULT,				\
+}
+
+void *__kmalloc_noprof(DECL_TOKEN_PARAMS(size, token), gfp_t gfp)
+{
+	const struct slab_alloc_context ac = SLEB_KMALLOC_CTX(size, _RET_IP_);
+
+	return sleb_kmalloc(NULL, gfp, NUMA_NO_NODE, PASS_TOKEN_PARAM(token), &ac);
+}
+EXPORT_SYMBOL(__kmalloc_noprof);
+
+void *__kmalloc_node_noprof(DECL_KMALLOC_PARAMS(size, b, token), gfp_t gfp, int node)
+{
+	const struct slab_alloc_context ac = SLEB_KMALLOC_CTX(size, _RET_IP_);
+
+	return sleb_kmalloc(PASS_BUCKET_PARAM(b), gfp, node, PASS_TOKEN_PARAM(token), &ac);
+}
+EXPORT_SYMBOL(__kmalloc_node_noprof);
+
+void *__kmalloc_node_track_caller_noprof(DECL_KMALLOC_PARAMS(size, b, token), gfp_t gfp,
+					 int node, unsigned long caller)
+{
+	const struct slab_alloc_context ac = SLEB_KMALLOC_CTX(size, caller);
+
+	return sleb_kmalloc(PASS_BUCKET_PARAM(b), gfp, node, PASS_TOKEN_PARAM(token), &ac);
+}
+EXPORT_SYMBOL(__kmalloc_node_track_caller_noprof);
+
+void *__kmalloc_cache_node_noprof(struct kmem_cache *s, gfp_t gfp, int node, size_t size)
+{
+	const struct slab_alloc_context ac = SLEB_KMALLOC_CTX(size, _RET_IP_);
+	void *ret = sleb_alloc(s, gfp, node, &ac);
+
+	trace_kmalloc(_RET_IP_, ret, size, s->size, gfp, node);
+	return kasan_kmalloc(s, ret, size, gfp);
+}
+EXPORT_SYMBOL(__kmalloc_cache_node_noprof);
+
+void *__kmalloc_cache_noprof(struct kmem_cache *s, gfp_t gfp, size_t size)
+{
+	const struct slab_alloc_context ac = SLEB_KMALLOC_CTX(size, _RET_IP_);
+	void *ret = sleb_alloc(s, gfp, NUMA_NO_NODE, &ac);
+
+	trace_kmalloc(_RET_IP_, ret, size, s->size, gfp, NUMA_NO_NODE);
+	return kasan_kmalloc(s, ret, size, gfp);
+}
+EXPORT_SYMBOL(__kmalloc_cache_noprof);
+
+/*
+ * The object of kmalloc_nolock() whose allocation hooks run on this CPU:
+ * if its memcg charge fails, it is freed as kfree_nolock() frees
+ * (memcg_alloc_abort_single()).  A kmalloc_nolock() in an interrupt of
+ * those hooks puts its own in the slot and the previous one back.
+ */
+static DEFINE_PER_CPU(void *, sleb_nolock_object);
+
+/*
+ * kmalloc_nolock() takes what the queue holds, with a trylock: NULL when
+ * the lock is held (this context interrupted its owner, or runs inside
+ * SLEB) or the queue is empty.  Nothing here spins or sleeps, so any
+ * context may call it, NMI included (on PREEMPT_RT, where the lock is a
+ * spinlock_t, local_trylock() fails in NMI and hard interrupt context).
+ * Debugged caches are not served: their bookkeeping takes locks.
+ */
+static void *queue_alloc_nolock(struct kmem_cache *s)
+{
+	struct sleb_array *q;
+	void *object = NULL;
+
+	if (sleb_debug_cache(s) || !queue_trylock(s))
+		return NULL;
+	q = cpu_queue(s);
+	if (q->count) {
+		object = q->objects[--q->count];
+		stat(s, ALLOC_FASTPATH);
+	}
+	queue_unlock(s);
+	return object;
+}
+
+/*
+ * kfree_nolock()'s object goes into the queue if the lock can be had and
+ * there is room; false if it could not.
+ */
+static bool queue_free_nolock(struct kmem_cache *s, struct slab *slab, void *x)
+{
+	struct sleb_array *q;
+	bool done = false;
+
+	if (sleb_debug_cache(s) || !queue_trylock(s))
+		return false;
+	q = cpu_queue(s);
+	if (queueable(s, slab) && q->count < q->size && !freed_just_now(q, x)) {
+		q->objects[q->count++] = x;
+		stat(s, FREE_FASTPATH);
+		done = true;
+	}
+	queue_unlock(s);
+	return done;
+}
+
+void *_kmalloc_nolock_noprof(DECL_TOKEN_PARAMS(size, token), gfp_t gfp, int node)
+{
+	const struct slab_alloc_context ac = {
+		.caller_addr = _RET_IP_,
+		.orig_size = size,
+		.alloc_flags = SLAB_ALLOC_NOLOCK,
+	};
+	struct kmem_cache *s;
+	void *ret, *prev;
+
+	VM_WARN_ON_ONCE(gfp & ~(__GFP_ACCOUNT | __GFP_ZERO | __GFP_NOWARN | __GFP_NOMEMALLOC));
+	gfp |= __GFP_NOWARN | __GFP_NOMEMALLOC;
+	if (unlikely(!size))
+		return ZERO_SIZE_PTR;
+	if (unlikely(size > KMALLOC_MAX_CACHE_SIZE))
+		return NULL;
+	s = kmalloc_slab(size, NULL, gfp, PASS_TOKEN_PARAM(token), ac.alloc_flags);
+	ret = queue_alloc_nolock(s);
+	if (!ret)
+		return NULL;
+	/*
+	 * No pre-alloc hook and no KFENCE: both may take locks.  Preemption
+	 * stays disabled across the hooks, so that no other task's hooks run
+	 * on this CPU meanwhile (with !allow_spinning gfp flags the memcg
+	 * hooks only try locks, also on PREEMPT_RT).
+	 */
+	preempt_disable();
+	prev = this_cpu_xchg(sleb_nolock_object, kasan_reset_tag(ret));
+	slab_post_alloc_hook(s, gfp, 1, &ret, &ac);
+	this_cpu_write(sleb_nolock_object, prev);
+	preempt_enable();
+	return kasan_kmalloc(s, ret, size, gfp);
+}
+EXPORT_SYMBOL_GPL(_kmalloc_nolock_noprof);
+
+void *__kmalloc_flags_noprof(DECL_TOKEN_PARAMS(size, token), gfp_t gfp,
+			     unsigned int alloc_flags, int node)
+{
+	const struct slab_alloc_context ac = {
+		.caller_addr = _RET_IP_,
+		.orig_size = size,
+		.alloc_flags = alloc_flags,
+	};
+
+	if (!alloc_flags_allow_spinning(alloc_flags))
+		return _kmalloc_nolock_noprof(PASS_TOKEN_PARAMS(size, token), gfp, node);
+	return sleb_kmalloc(NULL, gfp, node, PASS_TOKEN_PARAM(token), &ac);
+}
+
+void *__kvmalloc_node_noprof(DECL_KMALLOC_PARAMS(size, b, token), unsigned long align,
+			     gfp_t gfp, int node)
+{
+	const struct slab_alloc_context ac = SLEB_KMALLOC_CTX(size, _RET_IP_);
+	void *ret;
+
+	ret = sleb_kmalloc(PASS_BUCKET_PARAM(b), kmalloc_gfp_adjust(gfp, size), node,
+			   PASS_TOKEN_PARAM(token), &ac);
+	if (ret || size <= PAGE_SIZE)
+		return ret;
+	return kvmalloc_vmalloc_noprof(size, align, gfp, node, __builtin_return_address(0));
+}
+EXPORT_SYMBOL(__kvmalloc_node_noprof);
+
+/**
+ * ksize - report the full size of the underlying allocation
+ * @objp: pointer to the object
+ *
+ * For internal use only: to find out what a caller may use, ask
+ * kmalloc_size_roundup() before the allocation.
+ *
+ * Return: size of the memory that backs @objp, 0 for an invalid pointer.
+ */
+size_t ksize(const void *objp)
+{
+	struct page *page;
+	struct slab *slab;
+	size_t size;
+
+	/* A bad pointer is reported here rather than trusted below. */
+	if (unlikely(ZERO_OR_NULL_PTR(objp)) || !kasan_check_byte(objp))
+		return 0;
+	size = kfence_ksize(objp);
+	if (size)
+		return size;
+	page = virt_to_page(objp);
+	if (unlikely(PageLargeKmalloc(page)))
+		return large_kmalloc_size(page);
+	slab = page_slab(page);
+	if (WARN_ON(!slab))
+		return page_size(page);
+	return cache_ksize(slab->slab_cache);
+}
+EXPORT_SYMBOL(ksize);
+
+/**
+ * kfree - free memory from kmalloc() or kmem_cache_alloc()
+ * @object: the pointer returned; NULL and ZERO_SIZE_PTR do nothing
+ */
+void kfree(const void *object)
+{
+	void *x = (void *)object;
+	struct page *page;
+	struct slab *slab;
+
+	trace_kfree(_RET_IP_, object);
+	if (unlikely(ZERO_OR_NULL_PTR(object)))
+		return;
+	page = virt_to_page(object);
+	slab = page_slab(page);
+	if (unlikely(!slab)) {
+		free_large_kmalloc(page, x);
+		return;
+	}
+	sleb_free(slab->slab_cache, x, _RET_IP_);
+}
+EXPORT_SYMBOL(kfree);
+
+/*
+ * Free an object whose rcu_head sits in its first 4 KiB, from
+ * kvfree_rcu() without batching.
+ */
+void kvfree_rcu_cb(struct rcu_head *head)
+{
+	void *obj = kvmalloc_obj_start_addr(head);
+
+	if (is_vmalloc_addr(obj))
+		vfree(obj);
+	else
+		kfree(obj);
+}
+
+/* The bytes of @p that krealloc() may keep: the object, not the slack behind it. */
+static size_t object_bytes(const void *p)
+{
+	struct page *page;
+	struct slab *slab;
+
+	if (is_kfence_address(p))
+		return kfence_ksize(p);
+	page = virt_to_page(p);
+	slab = page_slab(page);
+	if (!slab)
+		return page_size(page);
+	return slab->slab_cache->object_size;
+}
+
+/*
+ * Reallocation in place: the object stays when it is big enough, aligned
+ * enough and on the right node.  Bytes past the new size are zeroed with
+ * init_on_alloc, so that a later growth shows no stale data.
+ */
+static __realloc_size(2) void *sleb_krealloc(const void *p, DECL_TOKEN_PARAMS(new_size, token),
+					     unsigned long align, gfp_t gfp, int nid)
+{
+	size_t ks;
+	void *ret;
+
+	if (unlikely(ZERO_OR_NULL_PTR(p)))
+		goto alloc_new;
+	/* A freed object is reported, not copied. */
+	if (!kasan_check_byte(p))
+		return NULL;
+	ks = object_bytes(p);
+	if (unlikely(gfp & __GFP_THISNODE) && nid != NUMA_NO_NODE &&
+	    nid != page_to_nid(virt_to_page(p)))
+		goto alloc_new;
+	if (new_size > ks || !IS_ALIGNED((unsigned long)p, align))
+		goto alloc_new;
+	if (want_init_on_alloc(gfp)) {
+		kasan_disable_current();
+		memset(kasan_reset_tag(p) + new_size, 0, ks - new_size);
+		kasan_enable_current();
+	}
+	return (void *)kasan_krealloc(p, new_size, gfp);
+
+alloc_new:
+	ret = __kmalloc_node_track_caller_noprof(PASS_KMALLOC_PARAMS(new_size, NULL, token),
+						 gfp, nid, _RET_IP_);
+	if (ret && p) {
+		ks = object_bytes(p);
+		kasan_disable_current();
+		memcpy(ret, kasan_reset_tag(p), min(new_size, ks));
+		kasan_enable_current();
+	}
+	return ret;
+}
+
+void *krealloc_node_align_noprof(const void *p, DECL_TOKEN_PARAMS(new_size, token),
+				 unsigned long align, gfp_t gfp, int nid)
+{
+	void *ret;
+
+	if (unlikely(!new_size)) {
+		kfree(p);
+		return ZERO_SIZE_PTR;
+	}
+	ret = sleb_krealloc(p, PASS_TOKEN_PARAMS(new_size, token), align, gfp, nid);
+	if (ret && kasan_reset_tag(p) != kasan_reset_tag(ret))
+		kfree(p);
+	return ret;
+}
+EXPORT_SYMBOL(krealloc_node_align_noprof);
+
+/* === Frees from any context ============================================== */
+
+/*
+ * kfree_nolock() whose object cannot go into the queue (its lock is taken,
+ * the queue is full, or the object is another node's), and kfree_rcu()
+ * from a context that may not take locks, put the object on a per-cpu
+ * list; an irq_work frees it once interrupts are enabled.  The
+ * list of kfree_nolock() runs through the freed object's first word, the
+ * one place where SLEB writes into an object: kfree_nolock() is only for
+ * kmalloc objects, which are never SLAB_TYPESAFE_BY_RCU.
+ */
+struct sleb_deferred {
+	struct llist_head objects;
+	struct llist_head by_rcu;
+	struct irq_work work;
+};
+
+static void sleb_deferred_work(struct irq_work *work);
+
+static DEFINE_PER_CPU(struct sleb_deferred, sleb_deferred) = {
+	.objects = LLIST_HEAD_INIT(objects),
+	.by_rcu = LLIST_HEAD_INIT(by_rcu),
+	.work = IRQ_WORK_INIT(sleb_deferred_work),
+};
+
+static void sleb_deferred_work(struct irq_work *work)
+{
+	struct sleb_deferred *d = container_of(work, struct sleb_deferred, work);
+	struct llist_node *pos, *next;
+
+	llist_for_each_safe(pos, next, llist_del_all(&d->objects)) {
+		void *x = pos;
+		struct slab *slab = virt_to_slab(x);
+		struct kmem_cache *s = slab->slab_cache;
+
+		queue_free_checked(s, slab, x, _THIS_IP_);
+	}
+	llist_for_each_safe(pos, next, llist_del_all(&d->by_rcu))
+		kvfree_call_rcu((struct kvfree_rcu_head *)pos, kvmalloc_obj_start_addr(pos));
+}
+
+static void sleb_defer(struct llist_head __percpu *list, struct llist_node *node)
+{
+	guard(preempt)();
+	if (llist_add(node, this_cpu_ptr(list)))
+		irq_work_queue(this_cpu_ptr(&sleb_deferred.work));
+}
+
+/*
+ * The free hooks that take no locks (kmemleak, KFENCE and the debug checks
+ * saw no allocation), then the free: into the queue if it can be done
+ * without waiting, else deferred.
+ */
+static void free_nolock(struct kmem_cache *s, struct slab *slab, void *x)
+{
+	alloc_tagging_slab_free_hook(s, slab, &x, 1);
+	kmsan_slab_free(s, x);
+	if (kasan_slab_pre_free(s, x))
+		return;
+	/* No quarantine: it takes locks. */
+	kasan_slab_free(s, x, false, false, true);
+	if (!queue_free_nolock(s, slab, x))
+		sleb_defer(&sleb_deferred.objects, kasan_reset_tag(x));
+}
+
+/**
+ * kfree_nolock - free an object of kmalloc_nolock() from any context
+ * @object: the object; NULL does nothing
+ *
+ * Callable with any lock held, from interrupts and NMI.  The hooks that
+ * take locks (kmemleak, KFENCE, the debug checks) were not run at the
+ * allocation and are not run here.
+ */
+void kfree_nolock(const void *object)
+{
+	void *x = (void *)object;
+	struct kmem_cache *s;
+	struct slab *slab;
+
+	if (unlikely(ZERO_OR_NULL_PTR(object)))
+		return;
+	slab = virt_to_slab(object);
+	if (unlikely(!slab)) {
+		WARN_ONCE(1, "%s: not for large kmalloc objects\n", __func__);
+		return;
+	}
+	s = slab->slab_cache;
+	memcg_slab_free_hook(s, slab, &x, 1);
+	free_nolock(s, slab, x);
+}
+EXPORT_SYMBOL_GPL(kfree_nolock);
+
+#ifdef CONFIG_MEMCG
+/* An object whose memcg charge failed right after its allocation. */
+noinline void memcg_alloc_abort_single(struct kmem_cache *s, void *object)
+{
+	struct slab *slab = virt_to_slab(object);
+
+	if (this_cpu_read(sleb_nolock_object) == kasan_reset_tag(object)) {
+		free_nolock(s, slab, object);
+		return;
+	}
+	if (sleb_debug_cache(s) && !sleb_debug_free(s, slab, object, _RET_IP_))
+		return;
+	alloc_tagging_slab_free_hook(s, slab, &object, 1);
+	if (!sleb_free_hook(s, object, slab_want_init_on_free(s)))
+		return;
+	if (sleb_debug_cache(s))
+		sleb_debug_free_done(s, object);
+	queue_free(s, slab, object);
+}
+#endif
+
+void defer_kfree_rcu(struct kvfree_rcu_head *head)
+{
+	sleb_defer(&sleb_deferred.by_rcu, (struct llist_node *)head);
+}
+
+void deferred_work_barrier(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		irq_work_sync(per_cpu_ptr(&sleb_deferred.work, cpu));
+}
+
+/* SLEB has no sheaves: kvfree_rcu() batches objects itself. */
+bool __kfree_rcu_sheaf(struct kmem_cache *s, void *obj, unsigned int free_flags)
+{
+	return false;
+}
+
+void flush_all_rcu_sheaves(void)
+{
+}
+
+void flush_rcu_sheaves_on_cache(struct kmem_cache *s)
+{
+}
 
 /* === Bulk interface ====================================================== */
 
@@ -1141,16 +1782,18 @@ static size_t spread_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, vo
 	return i;
 }
 
-/* Fill @p from the queue, refilling it as often as needed. */
+/*
+ * Fill @p from the queue, refilling it as often as needed; one object at a
+ * time if the queue's lock cannot be had.
+ */
 static size_t queue_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p,
 			       unsigned long caller)
 {
-	unsigned long flags;
+	bool locked = true;
 	size_t i = 0;
 
-	if (task_spreads())
+	if (task_spreads() || !queue_trylock(s))
 		return spread_alloc_bulk(s, gfp, size, p, caller);
-	local_lock_irqsave(&s->cpu->lock, flags);
 	while (i < size) {
 		struct sleb_array *q = cpu_queue(s);
 		void *object;
@@ -1165,25 +1808,46 @@ static size_t queue_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, voi
 			i += got;
 			continue;
 		}
-		object = queue_refill(s, gfp, &flags);
+		object = queue_refill(s, gfp, &locked);
 		if (!object)
 			break;
 		if (sleb_debug_cache(s))
 			sleb_debug_alloc(s, object, caller);
 		p[i++] = object;
+		if (unlikely(!locked))
+			return i + spread_alloc_bulk(s, gfp, size - i, p + i, caller);
 	}
-	local_unlock_irqrestore(&s->cpu->lock, flags);
+	if (likely(locked))
+		queue_unlock(s);
 	return i;
 }
 
-int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p)
+/**
+ * kmem_cache_alloc_bulk - allocate several objects of a cache
+ * @s: the cache
+ * @gfp: GFP_* flags, see kmalloc()
+ * @size: number of objects, more than 0
+ * @p: where the objects go
+ *
+ * Interrupts must be enabled when calling this function.
+ *
+ * Return: %true if all @size objects were allocated, %false (and none is
+ * left allocated) otherwise.
+ */
+bool kmem_cache_alloc_bulk_noprof(struct kmem_cache *s, gfp_t gfp, size_t size, void **p)
 {
-	struct obj_cgroup *objcg = NULL;
+	const struct slab_alloc_context ac = {
+		.caller_addr = _RET_IP_,
+		.orig_size = s->object_size,
+		.alloc_flags = SLAB_ALLOC_DEFAULT,
+	};
 	size_t i;
 
-	s = slab_pre_alloc_hook(s, NULL, &objcg, size, gfp);
+	if (!size)
+		return false;
+	s = slab_pre_alloc_hook(s, gfp);
 	if (unlikely(!s))
-		return 0;
+		return false;
 	for (i = 0; i < size; i++) {
 		p[i] = kfence_alloc(s, s->object_size, gfp);
 		if (!p[i])
@@ -1191,16 +1855,165 @@ int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p
 	}
 	i += queue_alloc_bulk(s, gfp, size - i, p + i, _RET_IP_);
 	if (unlikely(i < size)) {
-		/* The hook uncharges the memcg for the slots left NULL. */
-		memset(p + i, 0, (size - i) * sizeof(*p));
-		slab_post_alloc_hook(s, objcg, gfp, size, p, false);
-		kmem_cache_free_bulk(s, i, p);
-		return 0;
+		/*
+		 * Give back what was allocated as any allocated object is
+		 * freed: the hooks first, so that they stay paired.  On a
+		 * memcg charge failure the hook has freed them already.
+		 */
+		if (i && slab_post_alloc_hook(s, gfp, i, p, &ac))
+			kmem_cache_free_bulk(s, i, p);
+		return false;
 	}
-	slab_post_alloc_hook(s, objcg, gfp, size, p, slab_want_init_on_alloc(gfp, s));
-	return size;
+	return likely(slab_post_alloc_hook(s, gfp, size, p, &ac));
 }
-EXPORT_SYMBOL(kmem_cache_alloc_bulk);
+EXPORT_SYMBOL(kmem_cache_alloc_bulk_noprof);
+
+/* === Prefilled sheaves =================================================== */
+
+/*
+ * The prefilled-sheaf API (the maple tree, VMAs): a caller reserves up to
+ * @size objects before it takes its locks, then allocates from the
+ * reservation without failing.  A SLEB sheaf is an array of objects taken
+ * from the queues as a bulk allocation does, without the allocation hooks;
+ * the hooks run when an object leaves the sheaf.
+ */
+struct slab_sheaf {
+	unsigned int capacity;
+	unsigned int size;
+	void *objects[];
+};
+
+static struct slab_sheaf *sheaf_alloc(unsigned int capacity, gfp_t gfp)
+{
+	struct slab_sheaf *sheaf;
+
+	/* Only how to reclaim comes from the caller's flags. */
+	sheaf = kmalloc_flex(*sheaf, objects, capacity, gfp & (GFP_RECLAIM_MASK & ~__GFP_NOFAIL));
+	if (!sheaf)
+		return NULL;
+	sheaf->capacity = capacity;
+	sheaf->size = 0;
+	/* As a queue's slots: no references to objects handed out since. */
+	kmemleak_no_scan(sheaf);
+	return sheaf;
+}
+
+/* Fill @sheaf up to @size objects; -ENOMEM if it could not. */
+static int sheaf_fill(struct kmem_cache *s, gfp_t gfp, struct slab_sheaf *sheaf,
+		      unsigned int size)
+{
+	unsigned int want = size - sheaf->size;
+
+	if (sheaf->size >= size)
+		return 0;
+	sheaf->size += queue_alloc_bulk(s, gfp & ~__GFP_ZERO, want,
+					&sheaf->objects[sheaf->size], _RET_IP_);
+	return sheaf->size >= size ? 0 : -ENOMEM;
+}
+
+/* Give the objects still in @sheaf back to the queues, then the sheaf. */
+static void sheaf_free(struct kmem_cache *s, struct slab_sheaf *sheaf)
+{
+	while (sheaf->size) {
+		void *x = sheaf->objects[--sheaf->size];
+		struct slab *slab = virt_to_slab(x);
+
+		queue_free_checked(s, slab, x, _RET_IP_);
+	}
+	kfree(sheaf);
+}
+
+/**
+ * kmem_cache_prefill_sheaf - reserve objects of a cache
+ * @s: the cache
+ * @gfp: GFP_* flags for filling the sheaf
+ * @size: objects to reserve
+ *
+ * Return: a sheaf of at least @size objects, or NULL (also for @size 0).
+ */
+struct slab_sheaf *kmem_cache_prefill_sheaf(struct kmem_cache *s, gfp_t gfp,
+					    unsigned int size)
+{
+	struct slab_sheaf *sheaf;
+
+	if (unlikely(!size))
+		return NULL;
+	sheaf = sheaf_alloc(max(size, s->cpu_batch_size), gfp);
+	if (!sheaf)
+		return NULL;
+	if (sheaf_fill(s, gfp, sheaf, size)) {
+		sheaf_free(s, sheaf);
+		return NULL;
+	}
+	return sheaf;
+}
+
+/**
+ * kmem_cache_return_sheaf - give back a sheaf and the objects left in it
+ * @s: the cache
+ * @gfp: unused; SLEB never allocates here
+ * @sheaf: the sheaf
+ */
+void kmem_cache_return_sheaf(struct kmem_cache *s, gfp_t gfp, struct slab_sheaf *sheaf)
+{
+	sheaf_free(s, sheaf);
+}
+
+/**
+ * kmem_cache_refill_sheaf - make a sheaf hold at least @size objects
+ * @s: the cache
+ * @gfp: GFP_* flags for filling
+ * @sheafp: the sheaf; replaced by a bigger one if it is too small
+ * @size: objects wanted
+ *
+ * Return: 0, or -ENOMEM with *@sheafp unchanged except for objects added.
+ */
+int kmem_cache_refill_sheaf(struct kmem_cache *s, gfp_t gfp, struct slab_sheaf **sheafp,
+			    unsigned int size)
+{
+	struct slab_sheaf *sheaf;
+
+	if (!sheafp || !*sheafp)
+		return -EINVAL;
+	if (size <= (*sheafp)->capacity)
+		return sheaf_fill(s, gfp, *sheafp, size);
+	sheaf = kmem_cache_prefill_sheaf(s, gfp, size);
+	if (!sheaf)
+		return -ENOMEM;
+	sheaf_free(s, *sheafp);
+	*sheafp = sheaf;
+	return 0;
+}
+
+/**
+ * kmem_cache_alloc_from_sheaf - allocate from a prefilled sheaf
+ * @s: the cache
+ * @gfp: GFP_* flags for the allocation hooks
+ * @sheaf: the sheaf
+ *
+ * Return: an object, NULL only if the sheaf is empty.
+ */
+void *kmem_cache_alloc_from_sheaf_noprof(struct kmem_cache *s, gfp_t gfp,
+					 struct slab_sheaf *sheaf)
+{
+	const struct slab_alloc_context ac = SLEB_CACHE_ALLOC_CTX(s, NULL);
+	void *ret = NULL;
+
+	if (sheaf->size) {
+		ret = kfence_alloc(s, s->object_size, gfp);
+		if (likely(!ret))
+			ret = sheaf->objects[--sheaf->size];
+		/* A reserved object does not fail on a memcg limit. */
+		slab_post_alloc_hook(s, gfp | __GFP_NOFAIL, 1, &ret, &ac);
+	}
+	trace_kmem_cache_alloc(_RET_IP_, ret, s, gfp, NUMA_NO_NODE);
+	return ret;
+}
+
+unsigned int kmem_cache_sheaf_size(struct slab_sheaf *sheaf)
+{
+	return sheaf->size;
+}
 
 /* === Queue management ==================================================== */
 
@@ -1230,8 +2043,9 @@ static void sleb_array_free(struct sleb_array *a)
 }
 
 /*
- * Free an array that was in use: someone may still look at its count with
- * interrupts disabled (shared_get(), cpu_queue_busy()).  May sleep.
+ * Free an array that was in use: someone may still look at its count
+ * under rcu_read_lock() (shared_looks_empty(), cpu_queue_busy()).  May
+ * sleep.
  */
 static void sleb_array_retire(struct sleb_array *a)
 {
@@ -1239,33 +2053,26 @@ static void sleb_array_retire(struct sleb_array *a)
 		kvfree_rcu_mightsleep(a);
 }
 
-/* Objects given back per interrupt-disabled section when emptying an old array. */
+/* Objects given back per acquisition of list_lock when emptying an old array. */
 #define SLEB_FLUSH_CHUNK	256
 
 /*
  * Empty an array nobody else sees any more into the slabs, a chunk at a
- * time with interrupts enabled in between.  Process context, no lock held.
+ * time with the node locks dropped in between.  Process context, no lock
+ * held.
  */
 static void flush_detached(struct kmem_cache *s, struct sleb_array *a)
 {
 	while (a->count) {
 		unsigned int nr = min_t(unsigned int, a->count, SLEB_FLUSH_CHUNK);
-		unsigned long flags;
 		LIST_HEAD(discard);
 
-		local_irq_save(flags);
 		sleb_free_to_slabs(s, a->objects + a->count - nr, nr, &discard);
-		local_irq_restore(flags);
 		a->count -= nr;
 		sleb_discard_list(&discard);
 		cond_resched();
 	}
 }
-
-struct queue_swap {
-	struct kmem_cache *s;
-	struct sleb_array **queues;	/* in: new queue per CPU; out: old one */
-};
 
 static void swap_queue(struct kmem_cache *s, int cpu, struct sleb_array **q)
 {
@@ -1274,17 +2081,7 @@ static void swap_queue(struct kmem_cache *s, int cpu, struct sleb_array **q)
 	swap(c->queue, *q);
 }
 
-/* Runs on each online CPU with interrupts disabled. */
-static void swap_queue_ipi(void *arg)
-{
-	struct queue_swap *qs = arg;
-	int cpu = smp_processor_id();
-	unsigned long flags;
-
-	local_lock_irqsave(&qs->s->cpu->lock, flags);
-	swap_queue(qs->s, cpu, &qs->queues[cpu]);
-	local_unlock_irqrestore(&qs->s->cpu->lock, flags);
-}
+static void swap_queues_on_cpus(struct kmem_cache *s, struct sleb_array **queues);
 
 /*
  * Give every CPU a queue of @size objects.  The old queues are replaced on
@@ -1297,42 +2094,43 @@ static void swap_queue_ipi(void *arg)
 static int resize_cpu_queues(struct kmem_cache *s, unsigned int size, gfp_t gfp,
 			     bool unused)
 {
-	struct queue_swap qs = { .s = s };
+	struct sleb_array **queues;
 	int cpu;
 
-	qs.queues = kcalloc(nr_cpu_ids, sizeof(*qs.queues), gfp);
-	if (!qs.queues)
+	/* In: the new queue of each CPU; out: its old one. */
+	queues = kcalloc(nr_cpu_ids, sizeof(*queues), gfp);
+	if (!queues)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
-		qs.queues[cpu] = sleb_array_alloc(size, gfp, per_cpu(sleb_home_node, cpu));
-		if (!qs.queues[cpu])
+		queues[cpu] = sleb_array_alloc(size, gfp, per_cpu_ptr(s->cpu, cpu)->home);
+		if (!queues[cpu])
 			goto nomem;
 	}
 
 	if (unused) {
 		for_each_possible_cpu(cpu)
-			swap_queue(s, cpu, &qs.queues[cpu]);
+			swap_queue(s, cpu, &queues[cpu]);
 		for_each_possible_cpu(cpu)
-			sleb_array_free(qs.queues[cpu]);
+			sleb_array_free(queues[cpu]);
 	} else {
-		on_each_cpu(swap_queue_ipi, &qs, 1);
+		swap_queues_on_cpus(s, queues);
 		for_each_possible_cpu(cpu)
 			if (!cpu_online(cpu))
-				swap_queue(s, cpu, &qs.queues[cpu]);
+				swap_queue(s, cpu, &queues[cpu]);
 		for_each_possible_cpu(cpu) {
-			flush_detached(s, qs.queues[cpu]);
-			sleb_array_retire(qs.queues[cpu]);
+			flush_detached(s, queues[cpu]);
+			sleb_array_retire(queues[cpu]);
 		}
 	}
 	stat(s, QUEUE_RESIZE);
-	kfree(qs.queues);
+	kfree(queues);
 	return 0;
 
 nomem:
 	for_each_possible_cpu(cpu)
-		if (qs.queues[cpu])
-			sleb_array_free(qs.queues[cpu]);
-	kfree(qs.queues);
+		if (queues[cpu])
+			sleb_array_free(queues[cpu]);
+	kfree(queues);
 	return -ENOMEM;
 }
 
@@ -1511,6 +2309,7 @@ static DEFINE_MUTEX(sleb_flush_mutex);
  * @home: the CPU's new home node (sleb_rehome_work())
  * @budget: the most objects to give back, oldest first
  * @done: how many were given back
+ * @queues: new queues by CPU, swapped for the old ones (sleb_swap_work())
  */
 struct sleb_flush_work {
 	struct work_struct work;
@@ -1518,6 +2317,7 @@ struct sleb_flush_work {
 	int home;
 	unsigned long budget;
 	unsigned long done;
+	struct sleb_array **queues;
 };
 
 static DEFINE_PER_CPU(struct sleb_flush_work, sleb_flush_works);
@@ -1530,18 +2330,17 @@ static struct cpumask sleb_flush_cpus;	/* Protected by sleb_flush_mutex. */
 static unsigned int trim_this_cpu(struct kmem_cache *s, unsigned long max)
 {
 	struct sleb_array *q;
-	unsigned long flags;
 	unsigned int nr;
 	LIST_HEAD(discard);
 
-	local_lock_irqsave(&s->cpu->lock, flags);
+	queue_lock(s);
 	q = cpu_queue(s);
 	nr = min_t(unsigned long, q->count, max);
 	if (nr) {
 		array_give_back_oldest(s, q, nr, &discard);
 		stat(s, QUEUE_FLUSH);
 	}
-	local_unlock_irqrestore(&s->cpu->lock, flags);
+	queue_unlock(s);
 	sleb_discard_list(&discard);
 	return nr;
 }
@@ -1572,6 +2371,7 @@ static unsigned long run_on_flush_cpus(work_func_t fn, const struct sleb_flush_w
 		fw->s = req->s;
 		fw->home = req->home;
 		fw->budget = req->budget;
+		fw->queues = req->queues;
 		fn(&fw->work);
 		return fw->done;
 	}
@@ -1581,6 +2381,7 @@ static unsigned long run_on_flush_cpus(work_func_t fn, const struct sleb_flush_w
 		fw->s = req->s;
 		fw->home = req->home;
 		fw->budget = req->budget;
+		fw->queues = req->queues;
 		queue_work_on(cpu, sleb_wq, &fw->work);
 	}
 	for_each_cpu(cpu, &sleb_flush_cpus) {
@@ -1589,6 +2390,32 @@ static unsigned long run_on_flush_cpus(work_func_t fn, const struct sleb_flush_w
 		done += fw->done;
 	}
 	return done;
+}
+
+/* Put this CPU's new queue in place; its old one takes the slot. */
+static void sleb_swap_work(struct work_struct *w)
+{
+	struct sleb_flush_work *fw = container_of(w, struct sleb_flush_work, work);
+
+	queue_lock(fw->s);
+	swap_queue(fw->s, smp_processor_id(), &fw->queues[smp_processor_id()]);
+	queue_unlock(fw->s);
+}
+
+/*
+ * Replace the queues of @s on every online CPU, on that CPU, in a work
+ * item: not in an IPI, where the queue's lock (a local_lock, a sleeping
+ * lock on PREEMPT_RT) may not be taken.  Called with cpus_read_lock().
+ */
+static void swap_queues_on_cpus(struct kmem_cache *s, struct sleb_array **queues)
+{
+	struct sleb_flush_work req = { .s = s, .queues = queues };
+
+	lockdep_assert_cpus_held();
+	mutex_lock(&sleb_flush_mutex);
+	cpumask_copy(&sleb_flush_cpus, cpu_online_mask);
+	run_on_flush_cpus(sleb_swap_work, &req);
+	mutex_unlock(&sleb_flush_mutex);
 }
 
 /*
@@ -1658,8 +2485,9 @@ static int sleb_cpu_dead(unsigned int cpu)
 
 static int __init sleb_wq_init(void)
 {
-	struct workqueue_struct *wq = alloc_workqueue("sleb_flushwq", WQ_MEM_RECLAIM, 0);
+	struct workqueue_struct *wq;
 
+	wq = alloc_workqueue("sleb_flushwq", WQ_MEM_RECLAIM | WQ_PERCPU, 0);
 	if (!wq)
 		panic("SLEB: cannot create the flush workqueue\n");
 	WRITE_ONCE(sleb_wq, wq);
@@ -1699,11 +2527,10 @@ static unsigned int reap_cpu_queue(struct kmem_cache *s)
 {
 	struct sleb_cpu *c;
 	struct sleb_array *q;
-	unsigned long flags;
 	unsigned int nr = 0;
 	LIST_HEAD(discard);
 
-	local_lock_irqsave(&s->cpu->lock, flags);
+	queue_lock(s);
 	c = this_cpu_ptr(s->cpu);
 	q = c->queue;
 	if (c->touched) {
@@ -1713,7 +2540,7 @@ static unsigned int reap_cpu_queue(struct kmem_cache *s)
 		array_give_back_oldest(s, q, nr, &discard);
 		stat(s, QUEUE_REAP);
 	}
-	local_unlock_irqrestore(&s->cpu->lock, flags);
+	queue_unlock(s);
 	sleb_discard_list(&discard);
 	return nr;
 }
@@ -1757,7 +2584,7 @@ static void sleb_reap_queue_next(struct delayed_work *work)
 	/* Whole seconds are rounded so that the CPUs' timers fire together. */
 	if (ms >= MSEC_PER_SEC)
 		delay = round_jiffies_relative(delay);
-	queue_delayed_work_on(smp_processor_id(), system_wq, work, delay);
+	queue_delayed_work_on(smp_processor_id(), system_percpu_wq, work, delay);
 }
 
 /*
@@ -1809,7 +2636,7 @@ static int sleb_reap_online(unsigned int cpu)
 	struct delayed_work *work = per_cpu_ptr(&sleb_reap_work, cpu);
 
 	/* Spread the CPUs' passes over a second. */
-	queue_delayed_work_on(cpu, system_wq, work,
+	queue_delayed_work_on(cpu, system_percpu_wq, work,
 			      round_jiffies_relative(HZ) + cpu % HZ);
 	return 0;
 }
@@ -1835,7 +2662,7 @@ static int sleb_reap_ms_set(const char *val, const struct kernel_param *kp)
 	/* The next pass comes after the new interval, not the old one. */
 	cpus_read_lock();
 	for_each_online_cpu(cpu)
-		mod_delayed_work_on(cpu, system_wq, per_cpu_ptr(&sleb_reap_work, cpu),
+		mod_delayed_work_on(cpu, system_percpu_wq, per_cpu_ptr(&sleb_reap_work, cpu),
 				    msecs_to_jiffies(ms));
 	cpus_read_unlock();
 	return 0;
@@ -2038,15 +2865,9 @@ static unsigned long sleb_shrink_scan(struct shrinker *shrink,
 	return freed ? freed : SHRINK_STOP;
 }
 
-static struct shrinker sleb_shrinker = {
-	.count_objects = sleb_shrink_count,
-	.scan_objects = sleb_shrink_scan,
-	.seeks = DEFAULT_SEEKS,
-	.flags = SHRINKER_NUMA_AWARE,
-};
-
 static int __init sleb_reap_init(void)
 {
+	struct shrinker *shrinker;
 	int cpu, ret;
 
 	for_each_possible_cpu(cpu) {
@@ -2059,8 +2880,14 @@ static int __init sleb_reap_init(void)
 		pr_warn("SLEB: no reaper for idle queues (error %d)\n", ret);
 	else
 		WRITE_ONCE(sleb_reap_running, true);
-	if (register_shrinker(&sleb_shrinker, "sleb-queues"))
+	shrinker = shrinker_alloc(SHRINKER_NUMA_AWARE, "sleb-queues");
+	if (!shrinker) {
 		pr_warn("SLEB: no shrinker for idle queues\n");
+		return 0;
+	}
+	shrinker->count_objects = sleb_shrink_count;
+	shrinker->scan_objects = sleb_shrink_scan;
+	shrinker_register(shrinker);
 	return 0;
 }
 device_initcall(sleb_reap_init);
@@ -2272,8 +3099,9 @@ static int init_cpu_queues(struct kmem_cache *s)
 	for_each_possible_cpu(cpu) {
 		struct sleb_cpu *c = per_cpu_ptr(s->cpu, cpu);
 
-		local_lock_init(&c->lock);
+		local_trylock_init(&c->lock);
 		c->queue = &sleb_boot_queue;
+		c->home = per_cpu(sleb_home_node, cpu);
 	}
 	return 0;
 }
@@ -2336,7 +3164,7 @@ static int calculate_sizes(struct kmem_cache *s)
 	size = sleb_debug_layout(s, size);
 	kasan_cache_create(s, &size, &s->flags);
 	size = ALIGN(size + s->red_left_pad, s->align);
-	if (!size || get_order(size) >= MAX_ORDER)
+	if (!size || get_order(size) > MAX_PAGE_ORDER)
 		return -EINVAL;
 	s->size = size;
 	s->reciprocal_size = reciprocal_value(size);
@@ -2362,14 +3190,21 @@ static int calculate_sizes(struct kmem_cache *s)
 }
 
 static void sysfs_slab_add(struct kmem_cache *s);
-static int sysfs_slab_alias(struct kmem_cache *s, const char *name);
 
-int __kmem_cache_create(struct kmem_cache *s, slab_flags_t flags)
+int do_kmem_cache_create(struct kmem_cache *s, const char *name, unsigned int size,
+			 struct kmem_cache_args *args, slab_flags_t flags)
 {
 	gfp_t gfp = slab_state >= UP ? GFP_KERNEL : GFP_NOWAIT;
 	int err;
 
-	s->flags = kmem_cache_flags(s->size, flags, s->name);
+	s->name = name;
+	s->size = size;
+	s->object_size = size;
+	s->flags = kmem_cache_flags(flags, name);
+	s->align = args->align;
+	s->ctor = args->ctor;
+	s->useroffset = args->useroffset;
+	s->usersize = args->usersize;
 	err = calculate_sizes(s);
 	if (err)
 		return err;
@@ -2395,28 +3230,8 @@ out:
 	return err;
 }
 
-struct kmem_cache *__kmem_cache_alias(const char *name, unsigned int size,
-				      unsigned int align, slab_flags_t flags,
-				      void (*ctor)(void *))
-{
-	struct kmem_cache *s;
-
-	/* A debugged cache keeps its own layout: never an alias, never aliased. */
-	if (kmem_cache_flags(size, flags, name) & SLEB_DEBUG_FLAGS)
-		return NULL;
-	s = find_mergeable(size, align, flags, name, ctor);
-	if (!s || (s->flags & SLEB_DEBUG_FLAGS))
-		return NULL;
-	s->refcount++;
-	s->object_size = max(s->object_size, size);
-	s->inuse = max(s->inuse, ALIGN(size, sizeof(void *)));
-	sysfs_slab_alias(s, name);
-	return s;
-}
-
 #ifndef CONFIG_SLEB_DEBUG
-slab_flags_t kmem_cache_flags(unsigned int object_size, slab_flags_t flags,
-			      const char *name)
+slab_flags_t kmem_cache_flags(slab_flags_t flags, const char *name)
 {
 	return flags;
 }
@@ -2424,47 +3239,94 @@ slab_flags_t kmem_cache_flags(unsigned int object_size, slab_flags_t flags,
 
 /* === Home nodes and memory hotplug ======================================= */
 
-/* The home node of a CPU of node @nid: @nid or the nearest node with memory. */
-static int nearest_memory_node(int nid)
+/*
+ * N_NORMAL_MEMORY when the homes were last chosen: written under slab_mutex
+ * and the memory hotplug lock, read under the latter.
+ */
+static nodemask_t sleb_normal_nodes;
+
+/*
+ * The home node of a CPU of node @nid among the nodes @normal: @nid, or
+ * the nearest of them.  Only nodes with memory for slabs (ZONE_NORMAL or
+ * lower) make homes: a node with ZONE_MOVABLE memory only is in sleb_nodes
+ * once hot-added, but a queue of its objects could never be filled.
+ */
+static bool can_be_home(int nid, const nodemask_t *normal)
+{
+	return node_isset(nid, sleb_nodes) && node_isset(nid, *normal);
+}
+
+static int nearest_home(int nid, const nodemask_t *normal)
 {
 	struct zoneref *z;
+	struct zone *zone;
+	int home;
 
-	if (node_isset(nid, sleb_nodes))
+	if (can_be_home(nid, normal))
 		return nid;
-	z = first_zones_zonelist(node_zonelist(nid, GFP_KERNEL), gfp_zone(GFP_KERNEL),
-				 &sleb_nodes);
-	return z->zone ? zone_to_nid(z->zone) : first_node(sleb_nodes);
+	for_each_zone_zonelist(zone, z, node_zonelist(nid, GFP_KERNEL), gfp_zone(GFP_KERNEL)) {
+		if (can_be_home(zone_to_nid(zone), normal))
+			return zone_to_nid(zone);
+	}
+	for_each_node_mask(home, sleb_nodes) {
+		if (node_isset(home, *normal))
+			return home;
+	}
+	return first_node(sleb_nodes);
+}
+
+static int nearest_memory_node(int nid)
+{
+	return nearest_home(nid, &node_states[N_NORMAL_MEMORY]);
+}
+
+/*
+ * Set the home node of an offline CPU, whose queues are empty: for the
+ * caches that exist (under slab_mutex) and for those to come.
+ */
+static void set_offline_cpu_home(unsigned int cpu, int home)
+{
+	struct kmem_cache *s;
+
+	lockdep_assert_held(&slab_mutex);
+	list_for_each_entry(s, &slab_caches, list)
+		per_cpu_ptr(s->cpu, cpu)->home = home;
+	per_cpu(sleb_home_node, cpu) = home;
 }
 
 /* A CPU coming up starts with empty queues (sleb_cpu_dead() emptied them). */
 static int sleb_cpu_prepare(unsigned int cpu)
 {
-	per_cpu(sleb_home_node, cpu) = nearest_memory_node(cpu_to_node(cpu));
+	int home = nearest_memory_node(cpu_to_node(cpu));
+
+	if (home != per_cpu(sleb_home_node, cpu)) {
+		mutex_lock(&slab_mutex);
+		set_offline_cpu_home(cpu, home);
+		mutex_unlock(&slab_mutex);
+	}
 	return 0;
 }
 
 /*
- * On the CPU whose home node changes: its queues hold objects of the old
- * home, so they go back to the slabs first, with interrupts disabled until
- * the new home is set so that no queue takes objects of the old one
- * meanwhile.  slab_mutex, held by the waiting caller, keeps the list of
- * caches still.
+ * On the CPU whose home node changes: each queue holds objects of the old
+ * home, so it goes back to the slabs and takes its new home under its
+ * lock.  slab_mutex, held by the waiting caller, keeps the list of caches
+ * still.  The CPU's default home, that of the caches created next and of
+ * requests that bypass a queue, changes last.
  */
 static void sleb_rehome_work(struct work_struct *w)
 {
 	struct sleb_flush_work *fw = container_of(w, struct sleb_flush_work, work);
 	struct kmem_cache *s;
-	unsigned long flags;
 	LIST_HEAD(discard);
 
-	local_irq_save(flags);
 	list_for_each_entry(s, &slab_caches, list) {
-		local_lock(&s->cpu->lock);
+		queue_lock(s);
 		queue_flush(s, cpu_queue(s), &discard);
-		local_unlock(&s->cpu->lock);
+		this_cpu_ptr(s->cpu)->home = fw->home;
+		queue_unlock(s);
 	}
 	this_cpu_write(sleb_home_node, fw->home);
-	local_irq_restore(flags);
 	sleb_discard_list(&discard);
 }
 
@@ -2477,13 +3339,14 @@ static void rehome_cpus(void)
 
 	lockdep_assert_cpus_held();
 	lockdep_assert_held(&slab_mutex);
+	sleb_normal_nodes = node_states[N_NORMAL_MEMORY];
 	mutex_lock(&sleb_flush_mutex);
 	for_each_possible_cpu(cpu) {
 		home = nearest_memory_node(cpu_to_node(cpu));
 		if (home == per_cpu(sleb_home_node, cpu))
 			continue;
 		if (!cpu_online(cpu)) {
-			per_cpu(sleb_home_node, cpu) = home;
+			set_offline_cpu_home(cpu, home);
 			continue;
 		}
 		cpumask_clear(&sleb_flush_cpus);
@@ -2518,7 +3381,7 @@ static int add_cache_node(struct kmem_cache *s, int nid)
 }
 
 /*
- * Node @nid gets its first normal memory: every cache gets its node
+ * Node @nid gets its first memory: every cache gets its node
  * structures before the memory can be allocated, as in SLUB.  On failure
  * the structures made so far stay; they are unused until the node is in
  * sleb_nodes.
@@ -2541,7 +3404,7 @@ static int sleb_mem_going_online(int nid)
 }
 
 /*
- * Node @nid gained or lost its normal memory: CPUs change home.  A node
+ * Node @nid gained or lost its memory: CPUs change home.  A node
  * that lost it keeps its structures (get_node() has no lock to free them
  * under); requests for it are served from the CPU's home node.
  */
@@ -2551,6 +3414,14 @@ static void sleb_mem_changed(int nid, bool online)
 	if (!online)
 		node_clear(nid, sleb_nodes);
 	rehome_cpus();
+	mutex_unlock(&slab_mutex);
+}
+
+/* Onlining failed after sleb_mem_going_online(): the node has no memory after all. */
+static void sleb_mem_cancel_online(int nid)
+{
+	mutex_lock(&slab_mutex);
+	node_clear(nid, sleb_nodes);
 	mutex_unlock(&slab_mutex);
 }
 
@@ -2565,28 +3436,47 @@ static void sleb_mem_going_offline(void)
 	mutex_unlock(&slab_mutex);
 }
 
+/*
+ * A memory block came or went: a node may have got or lost normal memory
+ * without getting its first or losing its last (the node notifier's
+ * events), and so become a home or stop being one.  Most blocks change
+ * no node's state: those return without taking slab_mutex, which the
+ * memory hotplug lock held here keeps node_states[] from changing under.
+ */
 static int sleb_memory_callback(struct notifier_block *self, unsigned long action,
 				void *arg)
 {
-	struct memory_notify *marg = arg;
-	int nid = marg->status_change_nid_normal;
+	if (action != MEM_ONLINE && action != MEM_OFFLINE)
+		return NOTIFY_OK;
+	if (nodes_equal(sleb_normal_nodes, node_states[N_NORMAL_MEMORY]))
+		return NOTIFY_OK;
+	mutex_lock(&slab_mutex);
+	rehome_cpus();
+	mutex_unlock(&slab_mutex);
+	return NOTIFY_OK;
+}
+
+static int sleb_node_callback(struct notifier_block *self, unsigned long action,
+			      void *arg)
+{
+	struct node_notify *nn = arg;
 	int ret = 0;
 
 	switch (action) {
-	case MEM_GOING_ONLINE:
-		if (nid >= 0)
-			ret = sleb_mem_going_online(nid);
+	case NODE_ADDING_FIRST_MEMORY:
+		ret = sleb_mem_going_online(nn->nid);
 		break;
-	case MEM_ONLINE:
-		if (nid >= 0)
-			sleb_mem_changed(nid, true);
+	case NODE_ADDED_FIRST_MEMORY:
+		sleb_mem_changed(nn->nid, true);
 		break;
-	case MEM_GOING_OFFLINE:
+	case NODE_CANCEL_ADDING_FIRST_MEMORY:
+		sleb_mem_cancel_online(nn->nid);
+		break;
+	case NODE_REMOVING_LAST_MEMORY:
 		sleb_mem_going_offline();
 		break;
-	case MEM_OFFLINE:
-		if (nid >= 0)
-			sleb_mem_changed(nid, false);
+	case NODE_REMOVED_LAST_MEMORY:
+		sleb_mem_changed(nn->nid, false);
 		break;
 	}
 	return notifier_from_errno(ret);
@@ -2596,8 +3486,9 @@ static void __init sleb_init_home_nodes(void)
 {
 	unsigned int cpu;
 
+	sleb_normal_nodes = node_states[N_NORMAL_MEMORY];
 	for_each_possible_cpu(cpu)
-		sleb_cpu_prepare(cpu);
+		per_cpu(sleb_home_node, cpu) = nearest_memory_node(cpu_to_node(cpu));
 }
 
 /* === Boot ================================================================ */
@@ -2606,23 +3497,28 @@ void __init kmem_cache_init(void)
 {
 	struct kmem_cache *s;
 
+	slab_obj_ext_has_codetag_init();
+	/* As SLUB: debugging at boot shows the pointers unhashed. */
+	hash_pointers_finalize(sleb_debug_enabled_at_boot());
 	kmem_cache_node = &sleb_boot_kmem_cache_node;
 	kmem_cache = &sleb_boot_kmem_cache;
+	/* Slab pages never come from ZONE_MOVABLE: movable-only nodes stay out. */
 	sleb_nodes = node_states[N_NORMAL_MEMORY];
 	sleb_init_home_nodes();
 
 	create_boot_cache(kmem_cache_node, "kmem_cache_node",
-			  sizeof(struct kmem_cache_node), SLAB_HWCACHE_ALIGN, 0, 0);
+			  sizeof(struct kmem_cache_node),
+			  SLAB_HWCACHE_ALIGN | SLAB_NO_OBJ_EXT, 0, 0);
 	slab_state = PARTIAL;
 	create_boot_cache(kmem_cache, "kmem_cache",
 			  offsetof(struct kmem_cache, node) +
 			  nr_node_ids * sizeof(struct kmem_cache_node *),
-			  SLAB_HWCACHE_ALIGN, 0, 0);
+			  SLAB_HWCACHE_ALIGN | SLAB_NO_OBJ_EXT, 0, 0);
 	list_add(&kmem_cache_node->list, &slab_caches);
 	list_add(&kmem_cache->list, &slab_caches);
 
 	setup_kmalloc_cache_index_table();
-	create_kmalloc_caches(0);
+	create_kmalloc_caches();
 
 	/* kmalloc works: give the caches made so far their real queues. */
 	list_for_each_entry(s, &slab_caches, list) {
@@ -2633,7 +3529,10 @@ void __init kmem_cache_init(void)
 
 	cpuhp_setup_state_nocalls(CPUHP_SLUB_DEAD, "mm/sleb:dead", sleb_cpu_prepare,
 				  sleb_cpu_dead);
-	hotplug_memory_notifier(sleb_memory_callback, SLAB_CALLBACK_PRI);
+	hotplug_node_notifier(sleb_node_callback, SLAB_CALLBACK_PRI);
+	/* Without NUMA there is one home: memory blocks cannot change it. */
+	if (IS_ENABLED(CONFIG_NUMA))
+		hotplug_memory_notifier(sleb_memory_callback, SLAB_CALLBACK_PRI);
 	pr_info("SLEB: HWalign=%d, Order=0-%d, CPUs=%u, Nodes=%u\n",
 		cache_line_size(), SLEB_MAX_ORDER, nr_cpu_ids, nr_node_ids);
 }
@@ -2645,6 +3544,11 @@ void __init kmem_cache_init_late(void)
 }
 
 /* === Object information ================================================== */
+
+void *fixup_red_left(struct kmem_cache *s, void *p)
+{
+	return p + s->red_left_pad;
+}
 
 #ifdef CONFIG_PRINTK
 void __kmem_obj_info(struct kmem_obj_info *kpp, void *object, struct slab *slab)
@@ -2768,11 +3672,9 @@ void get_slabinfo(struct kmem_cache *s, struct slabinfo *sinfo)
 	sinfo->cache_order = s->oo.order;
 }
 
-void slabinfo_show_stats(struct seq_file *m, struct kmem_cache *s)
-{
-}
-
 #define SLABINFO_WRITE_MAX	128
+
+/* Writing "<name> <limit> <batchcount> <shared>" tunes a cache, as SLAB did. */
 
 /* Parse "<name> <limit> <batchcount> <shared>" as SLAB's /proc/slabinfo does. */
 static int parse_slabinfo_line(char *line, char **name, unsigned int *val)
@@ -2863,7 +3765,7 @@ EXPORT_SYMBOL_IF_KUNIT(sleb_test_cpu_queue_count);
  *
  * Call with migration disabled.
  *
- * Return: the CPU's node, or the nearest node with normal memory.
+ * Return: the CPU's node, or the nearest node with memory.
  */
 int sleb_test_home_node(void)
 {
@@ -2878,7 +3780,7 @@ EXPORT_SYMBOL_IF_KUNIT(sleb_test_home_node);
  * Looks at this CPU's queue and at the shared arrays this CPU reaps (its
  * home node's; on the first online CPU also those of nodes that are no
  * CPU's home) as the periodic reaper does, whether or not it is their
- * turn.  Call with preemption disabled or from a CPU-bound kworker.
+ * turn.  Call with migration disabled or from a CPU-bound kworker.
  *
  * Return: the number of objects given back to the slabs.
  */
@@ -2900,6 +3802,29 @@ unsigned int sleb_test_reap(struct kmem_cache *s)
 EXPORT_SYMBOL_IF_KUNIT(sleb_test_reap);
 
 /**
+ * sleb_test_stop_reaper - keep the periodic reaper away
+ *
+ * The reaper only tries slab_mutex, so holding it keeps every CPU's pass
+ * from looking at the queues.  sleb_test_start_reaper() undoes it.
+ */
+void sleb_test_stop_reaper(void)
+	__acquires(&slab_mutex)
+{
+	mutex_lock(&slab_mutex);
+}
+EXPORT_SYMBOL_IF_KUNIT(sleb_test_stop_reaper);
+
+/**
+ * sleb_test_start_reaper - let the periodic reaper run again
+ */
+void sleb_test_start_reaper(void)
+	__releases(&slab_mutex)
+{
+	mutex_unlock(&slab_mutex);
+}
+EXPORT_SYMBOL_IF_KUNIT(sleb_test_start_reaper);
+
+/**
  * sleb_test_shrink - one call of the shrinker's scan
  * @nid: the node under pressure
  * @nr: how many objects reclaim asks to scan
@@ -2914,7 +3839,7 @@ unsigned long sleb_test_shrink(int nid, unsigned long nr)
 		.nr_to_scan = nr,
 	};
 
-	return sleb_shrink_scan(&sleb_shrinker, &sc);
+	return sleb_shrink_scan(NULL, &sc);
 }
 EXPORT_SYMBOL_IF_KUNIT(sleb_test_shrink);
 
@@ -2926,12 +3851,11 @@ EXPORT_SYMBOL_IF_KUNIT(sleb_test_shrink);
  */
 unsigned int sleb_test_queue_count(struct kmem_cache *s)
 {
-	unsigned long flags;
 	unsigned int nr;
 
-	local_lock_irqsave(&s->cpu->lock, flags);
+	queue_lock(s);
 	nr = cpu_queue(s)->count;
-	local_unlock_irqrestore(&s->cpu->lock, flags);
+	queue_unlock(s);
 	return nr;
 }
 EXPORT_SYMBOL_IF_KUNIT(sleb_test_queue_count);
@@ -2983,18 +3907,18 @@ EXPORT_SYMBOL_IF_KUNIT(sleb_test_cpu_home_node);
 
 /**
  * sleb_test_node_memory - replay the memory hotplug notifier for a node
- * @nid: a node with normal memory
- * @online: false: as if @nid had lost its last normal memory (MEM_OFFLINE);
- *          true: as if it had got it back (MEM_GOING_ONLINE, MEM_ONLINE)
+ * @nid: a node with memory
+ * @online: false: as if @nid had lost its last memory (NODE_REMOVED_LAST_MEMORY);
+ *          true: as if it had got it back (NODE_ADDING_FIRST_MEMORY, NODE_ADDED_FIRST_MEMORY)
  *
  * Runs what the notifier runs for those events, under the locks memory
  * hotplug holds, without touching the node's memory: CPUs at home on @nid
  * flush their queues and move to the nearest other node, and back.  The
- * guest cannot take a node's last normal memory offline (pages that are
+ * guest cannot take a node's last memory offline (pages that are
  * not slab pages stay on it), so this is how the offline path is tested.
  *
  * Return: 0, -EOPNOTSUPP without memory hotplug, -EINVAL for a node
- * without normal memory.
+ * without memory.
  */
 int sleb_test_node_memory(int nid, bool online)
 {
@@ -3002,7 +3926,7 @@ int sleb_test_node_memory(int nid, bool online)
 
 	if (!IS_ENABLED(CONFIG_MEMORY_HOTPLUG))
 		return -EOPNOTSUPP;
-	if (nid < 0 || nid >= nr_node_ids || !node_state(nid, N_NORMAL_MEMORY))
+	if (nid < 0 || nid >= nr_node_ids || !node_state(nid, N_MEMORY))
 		return -EINVAL;
 	mem_hotplug_begin();
 	if (online)
@@ -3013,6 +3937,24 @@ int sleb_test_node_memory(int nid, bool online)
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(sleb_test_node_memory);
+
+/**
+ * sleb_test_nearest_home - the home a CPU of a node would get
+ * @nid: the CPU's node
+ * @normal: the nodes taken to have normal memory
+ *
+ * Return: the node whose objects the CPU's queues would hold.
+ */
+int sleb_test_nearest_home(int nid, const nodemask_t *normal)
+{
+	int home;
+
+	mutex_lock(&slab_mutex);
+	home = nearest_home(nid, normal);
+	mutex_unlock(&slab_mutex);
+	return home;
+}
+EXPORT_SYMBOL_IF_KUNIT(sleb_test_nearest_home);
 #endif /* CONFIG_SLEB_KUNIT_TEST */
 
 /* === sysfs =============================================================== */
@@ -3311,9 +4253,11 @@ SLEB_ATTR_RW(_name)
 SLEB_STAT_ATTR(alloc_fastpath, ALLOC_FASTPATH);
 SLEB_STAT_ATTR(alloc_slowpath, ALLOC_SLOWPATH);
 SLEB_STAT_ATTR(alloc_node, ALLOC_NODE);
+SLEB_STAT_ATTR(alloc_unqueued, ALLOC_UNQUEUED);
 SLEB_STAT_ATTR(free_fastpath, FREE_FASTPATH);
 SLEB_STAT_ATTR(free_slowpath, FREE_SLOWPATH);
 SLEB_STAT_ATTR(free_remote, FREE_REMOTE);
+SLEB_STAT_ATTR(free_unqueued, FREE_UNQUEUED);
 SLEB_STAT_ATTR(refill_shared, REFILL_SHARED);
 SLEB_STAT_ATTR(refill_partial, REFILL_PARTIAL);
 SLEB_STAT_ATTR(refill_new_slab, REFILL_NEW_SLAB);
@@ -3365,9 +4309,11 @@ static struct attribute *sleb_attrs[] = {
 	&alloc_fastpath_attr.attr,
 	&alloc_slowpath_attr.attr,
 	&alloc_node_attr.attr,
+	&alloc_unqueued_attr.attr,
 	&free_fastpath_attr.attr,
 	&free_slowpath_attr.attr,
 	&free_remote_attr.attr,
+	&free_unqueued_attr.attr,
 	&refill_shared_attr.attr,
 	&refill_partial_attr.attr,
 	&refill_new_slab_attr.attr,
@@ -3413,7 +4359,7 @@ static const struct sysfs_ops sleb_sysfs_ops = {
 	.store = sleb_attr_store,
 };
 
-static struct kobj_type sleb_ktype = {
+static const struct kobj_type sleb_ktype = {
 	.sysfs_ops = &sleb_sysfs_ops,
 	.release = sleb_kobj_release,
 	.default_groups = sleb_groups,
@@ -3500,7 +4446,7 @@ struct saved_alias {
 
 static struct saved_alias *alias_list;
 
-static int sysfs_slab_alias(struct kmem_cache *s, const char *name)
+int sysfs_slab_alias(struct kmem_cache *s, const char *name)
 {
 	struct saved_alias *al;
 
@@ -3550,11 +4496,6 @@ late_initcall(sleb_sysfs_init);
 
 static inline void sysfs_slab_add(struct kmem_cache *s)
 {
-}
-
-static inline int sysfs_slab_alias(struct kmem_cache *s, const char *name)
-{
-	return 0;
 }
 
 #endif /* CONFIG_SYSFS */

@@ -30,6 +30,57 @@ static inline void *slab_object(struct kmem_cache *s, struct slab *slab,
 	return slab_base(s, slab) + idx * s->size;
 }
 
+/**
+ * struct kmem_cache_node - the slabs and the shared array of a cache on a node
+ * @list_lock: protects the lists, their counters and each listed slab's bitmap
+ * @partial: slabs with free objects, empty ones last
+ * @full: slabs without free objects
+ * @nr_partial: length of @partial
+ * @nr_empty: slabs on @partial without objects in use
+ * @nr_slabs: all slabs of the node
+ * @total_objects: objects in all slabs of the node
+ * @partial_objects: objects in the slabs on @partial
+ * @free_objects: free objects of the node's slabs
+ * @shared_lock: protects @shared, @shared_touched and @next_reap
+ * @shared: free objects of this node, for all CPUs
+ * @shared_touched: used since the last reap
+ * @next_reap: jiffies of the next reap of @shared
+ */
+struct kmem_cache_node {
+	spinlock_t list_lock;		/* lock order 7, see mm/sleb.c */
+	struct list_head partial;
+	struct list_head full;
+	unsigned long nr_partial;
+	unsigned long nr_empty;
+	unsigned long nr_slabs;
+	unsigned long total_objects;
+	unsigned long partial_objects;
+	unsigned long free_objects;
+	spinlock_t shared_lock;		/* lock order 6, see mm/sleb.c */
+	struct sleb_array *shared;
+	bool shared_touched;
+	unsigned long next_reap;
+};
+
+static inline struct kmem_cache_node *get_node(struct kmem_cache *s, int node)
+{
+	return s->node[node];
+}
+
+/* The kmem_cache_node of @s for *@node or the next node that has one. */
+static inline struct kmem_cache_node *next_cache_node(struct kmem_cache *s, int *node)
+{
+	for (; *node < nr_node_ids; (*node)++) {
+		if (s->node[*node])
+			return s->node[*node];
+	}
+	return NULL;
+}
+
+/* Every node the cache has a kmem_cache_node for (all nodes with memory). */
+#define for_each_kmem_cache_node(s, node, n)				\
+	for ((node) = 0; ((n) = next_cache_node((s), &(node))); (node)++)
+
 #include "sleb_node.h"
 
 /*
@@ -107,6 +158,8 @@ int sleb_test_tune(struct kmem_cache *s, unsigned int queue, unsigned int batch,
 		   unsigned int shared);
 unsigned int sleb_test_queue_count(struct kmem_cache *s);
 unsigned int sleb_test_reap(struct kmem_cache *s);
+void sleb_test_stop_reaper(void);
+void sleb_test_start_reaper(void);
 unsigned long sleb_test_shrink(int nid, unsigned long nr);
 unsigned int sleb_test_cpu_queue_count(struct kmem_cache *s, unsigned int cpu);
 int sleb_test_home_node(void);
@@ -114,6 +167,7 @@ void sleb_test_usage(struct kmem_cache *s, struct sleb_counts *c);
 int sleb_test_node_usage(struct kmem_cache *s, int node, struct sleb_counts *c);
 int sleb_test_cpu_home_node(unsigned int cpu);
 int sleb_test_node_memory(int nid, bool online);
+int sleb_test_nearest_home(int nid, const nodemask_t *normal);
 #endif
 
 #if defined(CONFIG_SLEB_DEBUG) && IS_ENABLED(CONFIG_KUNIT)
@@ -131,11 +185,13 @@ static inline bool sleb_kunit_counts_error(void)
 
 #ifdef CONFIG_SLEB_DEBUG
 
-#ifdef CONFIG_SLEB_DEBUG_ON
-DECLARE_STATIC_KEY_TRUE(sleb_debug_enabled);
-#else
-DECLARE_STATIC_KEY_FALSE(sleb_debug_enabled);
-#endif
+/* sleb_debug_enabled, the static key, is declared in mm/slab.h. */
+
+/* Whether sleb_debug= (or SLEB_DEBUG_ON) turned debugging on. */
+static inline bool sleb_debug_enabled_at_boot(void)
+{
+	return static_branch_unlikely(&sleb_debug_enabled);
+}
 
 /* Whether objects of @s carry debug metadata and pass the debug hooks. */
 static __always_inline bool sleb_debug_cache(struct kmem_cache *s)
@@ -149,10 +205,16 @@ void sleb_debug_init_slab(struct kmem_cache *s, struct slab *slab);
 void sleb_debug_alloc(struct kmem_cache *s, void *object, unsigned long caller);
 bool sleb_debug_free(struct kmem_cache *s, struct slab *slab, void *object,
 		     unsigned long caller);
+void sleb_debug_free_done(struct kmem_cache *s, void *object);
 void sleb_debug_obj_info(struct kmem_obj_info *kpp, struct kmem_cache *s,
 			 void *object);
 
 #else /* !CONFIG_SLEB_DEBUG */
+
+static inline bool sleb_debug_enabled_at_boot(void)
+{
+	return false;
+}
 
 static __always_inline bool sleb_debug_cache(struct kmem_cache *s)
 {
@@ -177,6 +239,10 @@ static inline bool sleb_debug_free(struct kmem_cache *s, struct slab *slab,
 				   void *object, unsigned long caller)
 {
 	return true;
+}
+
+static inline void sleb_debug_free_done(struct kmem_cache *s, void *object)
+{
 }
 
 static inline void sleb_debug_obj_info(struct kmem_obj_info *kpp,

@@ -60,9 +60,9 @@ static slab_flags_t sleb_debug_global __ro_after_init = SLEB_DEBUG_DEFAULT;
 static char *sleb_debug_blocks __ro_after_init;
 
 /* Values of the state word. */
-#define SLEB_OBJ_LIVE	((unsigned long)RED_ACTIVE)
-#define SLEB_OBJ_FREE	((unsigned long)RED_INACTIVE)
-#define SLEB_OBJ_BUSY	((unsigned long)(RED_ACTIVE ^ RED_INACTIVE))
+#define SLEB_OBJ_LIVE	((unsigned long)SLUB_RED_ACTIVE)
+#define SLEB_OBJ_FREE	((unsigned long)SLUB_RED_INACTIVE)
+#define SLEB_OBJ_BUSY	((unsigned long)(SLUB_RED_ACTIVE ^ SLUB_RED_INACTIVE))
 
 #define SLEB_TRACK_DEPTH	16
 #define SLEB_DUMP_MAX		128
@@ -195,21 +195,19 @@ out:
 	if (any)
 		static_branch_enable(&sleb_debug_enabled);
 	if ((sleb_debug_global & SLAB_STORE_USER) || sleb_debug_blocks)
-		stack_depot_want_early_init();
+		stack_depot_request_early_init();
 	return 1;
 }
 __setup("sleb_debug", setup_sleb_debug);
 
 /**
  * kmem_cache_flags - the flags of a cache with sleb_debug= applied
- * @object_size: object size
  * @flags: flags the cache was created with
  * @name: cache name
  *
  * Return: @flags plus the debugging flags sleb_debug= gives the cache.
  */
-slab_flags_t kmem_cache_flags(unsigned int object_size, slab_flags_t flags,
-			      const char *name)
+slab_flags_t kmem_cache_flags(slab_flags_t flags, const char *name)
 {
 	const char *p = sleb_debug_blocks, *end;
 	slab_flags_t block;
@@ -231,7 +229,7 @@ slab_flags_t kmem_cache_flags(unsigned int object_size, slab_flags_t flags,
  * sleb_debug_prepare - get ready for a cache created with debugging flags
  * @flags: the flags passed to kmem_cache_create()
  *
- * Called by kmem_cache_create_usercopy() before it takes slab_mutex:
+ * Called by __kmem_cache_create_args() before it takes slab_mutex:
  * enabling the static key takes cpu_hotplug_lock, which nests outside it.
  */
 void sleb_debug_prepare(slab_flags_t flags)
@@ -287,19 +285,6 @@ unsigned int sleb_debug_layout(struct kmem_cache *s, unsigned int size)
 	if (s->flags & SLAB_STORE_USER)
 		size += 2 * sizeof(struct sleb_track);
 	return size;
-}
-
-/* === Metadata access ===================================================== */
-
-/* The debug code reads and writes what KASAN poisons: keep it quiet. */
-static inline void metadata_access_enable(void)
-{
-	kasan_disable_current();
-}
-
-static inline void metadata_access_disable(void)
-{
-	kasan_enable_current();
 }
 
 static void set_track(struct kmem_cache *s, void *object,
@@ -610,6 +595,13 @@ static bool free_pointer_ok(struct kmem_cache *s, struct slab *slab, void *objec
  * @object: the object
  * @caller: address of the freeing code
  *
+ * Checks the pointer, the object's state and red zones and records the
+ * free; the object is then busy until sleb_debug_free_done(), which the
+ * caller calls once the free hooks have run and the object goes back to
+ * SLEB (for an object KASAN quarantines, when it leaves the quarantine).
+ * An object whose free a hook rejects stays busy: it is leaked, and
+ * validation passes over it.
+ *
  * Return: true if the object may be freed, false if it must be ignored.
  */
 bool sleb_debug_free(struct kmem_cache *s, struct slab *slab, void *object,
@@ -626,8 +618,10 @@ bool sleb_debug_free(struct kmem_cache *s, struct slab *slab, void *object,
 	if (s->flags & SLAB_CONSISTENCY_CHECKS) {
 		state = cmpxchg(state_word(s, object), SLEB_OBJ_LIVE, SLEB_OBJ_BUSY);
 		if (state != SLEB_OBJ_LIVE) {
-			report_object(s, slab, object, state == SLEB_OBJ_FREE ?
-				      "Object 0x%p already free" :
+			report_object(s, slab, object,
+				      state == SLEB_OBJ_FREE ? "Object 0x%p already free" :
+				      state == SLEB_OBJ_BUSY ?
+				      "Object 0x%p already free (being freed)" :
 				      "Object 0x%p state word overwritten", object);
 			metadata_access_disable();
 			return false;
@@ -639,11 +633,29 @@ bool sleb_debug_free(struct kmem_cache *s, struct slab *slab, void *object,
 	if (s->flags & SLAB_STORE_USER)
 		set_track(s, object, TRACK_FREE, caller);
 	trace(s, object, "free");
+	metadata_access_disable();
+	return true;
+}
+
+/**
+ * sleb_debug_free_done - poison a freed object of a debug cache
+ * @s: the cache
+ * @object: the object, checked by sleb_debug_free()
+ *
+ * Called after the free hooks, as SLUB poisons after them: debugobjects
+ * and KASAN see the object as it was freed, not the poison.
+ */
+void sleb_debug_free_done(struct kmem_cache *s, void *object)
+{
+	if (is_kfence_address(object))
+		return;
+	/* The free hooks retagged the object: write through an untagged pointer. */
+	object = kasan_reset_tag(object);
+	metadata_access_enable();
 	write_patterns(s, object, SLEB_OBJ_FREE);
 	/* Pairs with the acquire in sleb_validate_cache(): patterns first. */
 	smp_store_release(state_word(s, object), SLEB_OBJ_FREE);
 	metadata_access_disable();
-	return true;
 }
 
 /* For kmem_dump_obj(): the tracks of an object. */

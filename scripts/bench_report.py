@@ -70,7 +70,7 @@ def fmt(v):
     return "%.3f" % v
 
 
-ratio_pairs = [(a, ref) for ref in ("slub", "slab") if ref in allocs for a in allocs if a != ref]
+ratio_pairs = [(a, "slub") for a in allocs if "slub" in allocs and a != "slub"]
 # X over X-nodebug: what X's debugging code costs while it is off.
 ratio_pairs += [(a[:-len("-nodebug")], a) for a in allocs
                 if a.endswith("-nodebug") and a[:-len("-nodebug")] in allocs]
@@ -278,12 +278,10 @@ for m, title, unit in METRICS:
     w("## %s (%s)" % (title, unit))
     w("")
     if m == "partial_slabs":
-        w("source=sysfs: sum of /sys/kernel/slab/*/partial over real caches (not alias links);")
-        w("source=slabinfo: num_slabs - active_slabs of /proc/slabinfo, which for SLAB counts its")
-        w("empty slabs; SLOB has neither.")
+        w("Sum of /sys/kernel/slab/*/partial over real caches (not alias links).")
         w("")
     if m == "text_bytes":
-        w("`size` text of vmlinux and of mm/<allocator>.o (mm/slub.o, mm/slab.o, mm/sleb.o, mm/slob.o).")
+        w("`size` text of vmlinux and of mm/<allocator>.o (mm/slub.o, mm/sleb.o).")
         w("")
     if meta.get("cache") == "1" and m.startswith("cache_"):
         w("Cases of the headline only (seq_* and bulk_* are in samples.csv); remote_free runs on")
@@ -315,7 +313,7 @@ for m, title, unit in METRICS:
     w("")
 
 # Kernel configurations: the allocator's own options, and anything else that differs.
-own = re.compile(r"^CONFIG_(SLAB|SLOB)$|^CONFIG_(SLUB|SLEB)($|_)")
+own = re.compile(r"^CONFIG_(SLUB|SLEB)($|_)")
 selected = {"CONFIG_HAVE_ALIGNED_STRUCT_PAGE", "CONFIG_STACKDEPOT"}
 configs = {}
 for line in open(os.path.join(out, "kernels.txt")):
@@ -342,8 +340,8 @@ if configs:
     diff = sorted(o for o in names if not own.match(o) and o not in selected
                   and len({cfg.get(o, "n") for cfg in configs.values()}) > 1)
     if diff:
-        w("Other options that differ between the kernels (some are inherent, e.g. SLOB cannot")
-        w("have MEMCG_KMEM or SLAB_FREELIST_RANDOM):")
+        w("Other options that differ between the kernels (some are inherent, e.g. tag-based")
+        w("KASAN is not available with SLEB):")
         w("")
         w("| option | " + " | ".join(a for a in allocs if a in configs) + " |")
         w("|" + "---|" * (1 + len(configs)))

@@ -37,27 +37,16 @@ mem() {
 }
 
 # Partial slabs: the sum of /sys/kernel/slab/*/partial (real caches, not
-# alias links), else num_slabs - active_slabs of /proc/slabinfo (SLAB: the
-# empty slabs, as SLAB's slabinfo does not count partial ones).
+# alias links; SLEB and SLUB both have the file).
 slabs() {
-	if [ -d /sys/kernel/slab ]; then
-		total=0
-		for d in /sys/kernel/slab/*; do
-			[ -L "$d" ] && continue
-			[ -r "$d/partial" ] || continue
-			read -r p rest <"$d/partial"
-			total=$((total + p))
-		done
-		bench "slabs phase=$1 partial=$total source=sysfs"
-	elif [ -r /proc/slabinfo ]; then
-		awk -v phase="$1" '
-			/^slabinfo|^#/ { next }
-			{ for (i = 1; i <= NF; i++) if ($i == "slabdata") s += $(i + 2) - $(i + 1) }
-			END { printf "SLEB-BENCH: slabs phase=%s partial=%d source=slabinfo\n", phase, s }
-		' /proc/slabinfo
-	else
-		bench "slabs phase=$1 source=none"
-	fi
+	total=0
+	for d in /sys/kernel/slab/*; do
+		[ -L "$d" ] && continue
+		[ -r "$d/partial" ] || continue
+		read -r p rest <"$d/partial"
+		total=$((total + p))
+	done
+	bench "slabs phase=$1 partial=$total source=sysfs"
 }
 
 loops_for() {

@@ -74,8 +74,8 @@ kmem_dying_after() {
 	echo "$d"
 }
 
-if [ ! -x /kselftest-cgroup/test_kmem ] || [ ! -x /kselftest-cgroup/test_kmem-fixed ]; then
-	sleb_fail "test_kmem: /kselftest-cgroup/test_kmem and test_kmem-fixed in the guest"
+if [ ! -x /kselftest-cgroup/test_kmem ]; then
+	sleb_fail "test_kmem: /kselftest-cgroup/test_kmem in the guest"
 elif [ ! -f /sys/fs/cgroup/cgroup.controllers ]; then
 	sleb_fail "test_kmem: cgroup2 mounted on /sys/fs/cgroup"
 elif ! kmem_prepare_root; then
@@ -84,19 +84,7 @@ elif ! kmem_prepare_root; then
 else
 	sleb_ok "test_kmem: an ext2 root on a loop device to run in"
 	echo "+memory" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
-	# 6.1's test_kmem_memcg_deletion leaves the kernel memory charged
-	# outside slab, kernel_stack, pagetables and percpu out of its sum and
-	# failed 10 of 21 runs here with SLEB, 6 of 10 with SLUB; its
-	# test_kmem_dead_cgroups waits 5 s, which ran out in 1 of 10 runs
-	# with SLEB and 1 of 14 with SLUB under TCG.  Upstream fixed both
-	# later: test_kmem-fixed (6.1's test with those fixes,
-	# scripts/kselftest/test_kmem-later-fixes.patch) counts them, and
-	# 6.1's failures of those two cases alone are printed as SKIP.
-	# Every other case counts in both.
-	run_test_kmem test_kmem \
-		"test_kmem_memcg_deletion:6.1's sum, fixed upstream; counted by test_kmem-fixed" \
-		"test_kmem_dead_cgroups:6.1 waits 5 s, upstream later 20 s; counted by test_kmem-fixed"
-	run_test_kmem test_kmem-fixed
+	run_test_kmem test_kmem
 	kmem_release_root
 	# Every cgroup the two runs removed is freed once the file system
 	# and its image are gone (the loop device charges the image's tmpfs

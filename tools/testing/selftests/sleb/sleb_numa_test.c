@@ -2,17 +2,16 @@
 /*
  * Object placement of the SLEB slab allocator on a machine with two memory
  * nodes: a task's memory policy (MPOL_BIND, MPOL_PREFERRED,
- * MPOL_INTERLEAVE) and its cpuset's memory_spread_slab place the objects it
- * allocates as SLAB places them; without either, objects are local.
+ * MPOL_INTERLEAVE) places the objects it allocates as SLAB placed them;
+ * without one, objects are local.
  *
  * The task runs on a CPU of node 0 and opens AF_UNIX socket pairs: every
- * socket takes a sock_inode_cache object (a SLAB_MEM_SPREAD cache) and a
- * filp object (not one).  The per-node "objects" counts in sysfs before and
+ * socket takes a sock_inode_cache object and a filp object, from two
+ * caches of different sizes.  The per-node "objects" counts in sysfs before and
  * after give where the new objects went.
  *
  * Needs root, CONFIG_SLEB=y and nodes 0 and 1 with memory and CPUs; every
- * test is skipped otherwise.  The cpuset test mounts the cgroup v1 cpuset
- * hierarchy and is skipped when that is not possible.
+ * test is skipped otherwise.
  */
 
 #define _GNU_SOURCE
@@ -24,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -34,12 +32,10 @@
 #include "kselftest_harness.h"
 
 #define SLAB_SYSFS	"/sys/kernel/slab"
-#define SPREAD_CACHE	"sock_inode_cache"
-#define LOCAL_CACHE	"filp"
+#define SOCK_CACHE	"sock_inode_cache"
+#define FILP_CACHE	"filp"
 #define SLEB_PROBE	SLAB_SYSFS "/kmalloc-64/cpu_queue_size"
 #define NODE_SYSFS	"/sys/devices/system/node"
-#define CPUSET_MNT	"/tmp/sleb-cpuset"
-#define CPUSET_DIR	CPUSET_MNT "/sleb-spread"
 
 /* Socket pairs per measurement: two objects of each cache per pair. */
 #define PAIRS		2000
@@ -121,8 +117,8 @@ static long set_policy(int mode, unsigned long nodes)
 
 /* The per-node growth of a cache while the task holds PAIRS socket pairs. */
 struct placement {
-	struct node_objects spread;	/* SPREAD_CACHE */
-	struct node_objects local;	/* LOCAL_CACHE */
+	struct node_objects sock;	/* SOCK_CACHE */
+	struct node_objects filp;	/* FILP_CACHE */
 };
 
 static long total(const struct node_objects *o)
@@ -141,7 +137,7 @@ static void wait_freed(const struct node_objects *s0, const struct node_objects 
 	int i;
 
 	for (i = 0; i < 100; i++) {
-		if (read_objects(SPREAD_CACHE, &s) || read_objects(LOCAL_CACHE, &l))
+		if (read_objects(SOCK_CACHE, &s) || read_objects(FILP_CACHE, &l))
 			return;
 		if (total(&s) <= total(s0) + OBJECTS / 50 && total(&l) <= total(l0) + OBJECTS / 50)
 			return;
@@ -155,7 +151,7 @@ static int measure(struct placement *pl, int (*setup)(void), void (*undo)(void))
 	static int fds[PAIRS][2];
 	int i, ret = 0;
 
-	if (read_objects(SPREAD_CACHE, &s0) || read_objects(LOCAL_CACHE, &l0))
+	if (read_objects(SOCK_CACHE, &s0) || read_objects(FILP_CACHE, &l0))
 		return -ENOENT;
 	if (setup && setup())
 		return -EPERM;
@@ -167,7 +163,7 @@ static int measure(struct placement *pl, int (*setup)(void), void (*undo)(void))
 	}
 	if (undo)
 		undo();
-	if (!ret && (read_objects(SPREAD_CACHE, &s1) || read_objects(LOCAL_CACHE, &l1)))
+	if (!ret && (read_objects(SOCK_CACHE, &s1) || read_objects(FILP_CACHE, &l1)))
 		ret = -ENOENT;
 	while (i--) {
 		close(fds[i][0]);
@@ -176,10 +172,10 @@ static int measure(struct placement *pl, int (*setup)(void), void (*undo)(void))
 	wait_freed(&s0, &l0);
 	if (ret)
 		return ret;
-	pl->spread.n0 = s1.n0 - s0.n0;
-	pl->spread.n1 = s1.n1 - s0.n1;
-	pl->local.n0 = l1.n0 - l0.n0;
-	pl->local.n1 = l1.n1 - l0.n1;
+	pl->sock.n0 = s1.n0 - s0.n0;
+	pl->sock.n1 = s1.n1 - s0.n1;
+	pl->filp.n0 = l1.n0 - l0.n0;
+	pl->filp.n1 = l1.n1 - l0.n1;
 	return 0;
 }
 
@@ -187,8 +183,8 @@ static void show(struct __test_metadata *_metadata, const char *what,
 		 const struct placement *pl)
 {
 	TH_LOG("%s: %s +%ld on node 0, +%ld on node 1; %s +%ld, +%ld", what,
-	       SPREAD_CACHE, pl->spread.n0, pl->spread.n1,
-	       LOCAL_CACHE, pl->local.n0, pl->local.n1);
+	       SOCK_CACHE, pl->sock.n0, pl->sock.n1,
+	       FILP_CACHE, pl->filp.n0, pl->filp.n1);
 }
 
 /* Percentage of @o that went to node 1. */
@@ -220,47 +216,6 @@ static void policy_default(void)
 }
 
 /* Write @val to @path; 0 or -errno. */
-static int write_file(const char *path, const char *val)
-{
-	ssize_t len = strlen(val);
-	int fd = open(path, O_WRONLY), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, len) != len)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-static int join_cpuset(const char *dir)
-{
-	char path[256], pid[32];
-	int fd, len;
-
-	snprintf(path, sizeof(path), "%s/tasks", dir);
-	len = snprintf(pid, sizeof(pid), "%d", getpid());
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -1;
-	if (write(fd, pid, len) != len) {
-		close(fd);
-		return -1;
-	}
-	close(fd);
-	return 0;
-}
-
-static int join_spread_cpuset(void)
-{
-	return join_cpuset(CPUSET_DIR);
-}
-
-static void leave_spread_cpuset(void)
-{
-	join_cpuset(CPUSET_MNT);
-}
-
 /*
  * Skip the calling test unless this is SLEB on two nodes with memory and
  * CPUs; pin it to the first CPU of node 0, stored in @cpu0.  (A SKIP() in
@@ -298,9 +253,9 @@ TEST(default_policy_is_local)
 		return;
 	ASSERT_EQ(0, measure(&pl, NULL, NULL));
 	show(_metadata, "default", &pl);
-	EXPECT_GE(pl.spread.n0, OBJECTS * 9 / 10);
-	EXPECT_LE(node1_percent(&pl.spread), 5);
-	EXPECT_LE(node1_percent(&pl.local), 5);
+	EXPECT_GE(pl.sock.n0, OBJECTS * 9 / 10);
+	EXPECT_LE(node1_percent(&pl.sock), 5);
+	EXPECT_LE(node1_percent(&pl.filp), 5);
 }
 
 /* Under @setup, a task on node 0 gets node 1's objects, in every cache. */
@@ -314,9 +269,9 @@ static void expect_on_node1(struct __test_metadata *_metadata, const char *what,
 		return;
 	ASSERT_EQ(0, measure(&pl, setup, policy_default));
 	show(_metadata, what, &pl);
-	EXPECT_GE(pl.spread.n1, OBJECTS * 9 / 10);
-	EXPECT_GE(node1_percent(&pl.spread), 95);
-	EXPECT_GE(node1_percent(&pl.local), 95);
+	EXPECT_GE(pl.sock.n1, OBJECTS * 9 / 10);
+	EXPECT_GE(node1_percent(&pl.sock), 95);
+	EXPECT_GE(node1_percent(&pl.filp), 95);
 }
 
 /* MPOL_BIND or MPOL_PREFERRED to node 1 from a CPU of node 0. */
@@ -346,50 +301,11 @@ TEST(interleave_spreads_over_both_nodes)
 		return;
 	ASSERT_EQ(0, measure(&pl, policy_interleave, policy_default));
 	show(_metadata, "interleave 0-1", &pl);
-	both.n0 = pl.spread.n0 + pl.local.n0;
-	both.n1 = pl.spread.n1 + pl.local.n1;
+	both.n0 = pl.sock.n0 + pl.filp.n0;
+	both.n1 = pl.sock.n1 + pl.filp.n1;
 	EXPECT_GE(total(&both), 2 * OBJECTS * 9 / 10);
 	EXPECT_GE(node1_percent(&both), 35);
 	EXPECT_LE(node1_percent(&both), 65);
-}
-
-/*
- * A cpuset with memory_spread_slab: SLAB_MEM_SPREAD caches spread over
- * the cpuset's nodes, other caches stay local.
- */
-TEST(cpuset_spreads_mem_spread_caches_only)
-{
-	struct placement pl;
-	char cpus[16];
-	int cpu0, ret;
-
-	if (!numa_ready(_metadata, &cpu0))
-		return;
-	mkdir(CPUSET_MNT, 0755);
-	if (mount("cpuset", CPUSET_MNT, "cgroup", 0, "cpuset")) {
-		ret = errno;
-		rmdir(CPUSET_MNT);
-		SKIP(return, "cannot mount the cgroup v1 cpuset hierarchy: %s", strerror(ret));
-	}
-	snprintf(cpus, sizeof(cpus), "%d", cpu0);
-	ret = mkdir(CPUSET_DIR, 0755) ? -errno : 0;
-	if (!ret)
-		ret = write_file(CPUSET_DIR "/cpuset.cpus", cpus);
-	if (!ret)
-		ret = write_file(CPUSET_DIR "/cpuset.mems", "0-1");
-	if (!ret)
-		ret = write_file(CPUSET_DIR "/cpuset.memory_spread_slab", "1");
-	if (!ret)
-		ret = measure(&pl, join_spread_cpuset, leave_spread_cpuset);
-	rmdir(CPUSET_DIR);
-	umount(CPUSET_MNT);
-	rmdir(CPUSET_MNT);
-	ASSERT_EQ(0, ret) TH_LOG("setting up or measuring: %s", strerror(-ret));
-	show(_metadata, "cpuset memory_spread_slab", &pl);
-	EXPECT_GE(total(&pl.spread), OBJECTS * 9 / 10);
-	EXPECT_GE(node1_percent(&pl.spread), 35);
-	EXPECT_LE(node1_percent(&pl.spread), 65);
-	EXPECT_LE(node1_percent(&pl.local), 5);
 }
 
 TEST_HARNESS_MAIN

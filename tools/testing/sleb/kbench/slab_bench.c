@@ -182,7 +182,7 @@ static u8 *evict_buf;
 			     ".long 0x5e1e0000 + %c0" :: "i"(op) : "memory"); \
 	})
 #else
-#define CACHE_MARK(op) barrier()
+#define CACHE_MARK(op) do { (void)(op); barrier(); } while (0)
 #endif
 
 /*

@@ -10,6 +10,7 @@
 #include <linux/completion.h>
 #include <linux/cpu.h>
 #include <linux/delay.h>
+#include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
@@ -18,7 +19,7 @@
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
-#include "../mm/sleb.h"
+#include "../../mm/sleb.h"
 
 /* === Layout ============================================================== */
 
@@ -168,20 +169,20 @@ static void test_map_bad_put(struct kunit *test)
 #define TEST_SIZE	64
 
 /*
- * A usercopy region makes the cache unmergeable, so no other user shares
- * it; sleb_debug= given for every cache must not change what these tests
- * count.  KFENCE must not hand out the objects either: its guard pages
- * would catch the deliberate corruptions first and its objects never come
- * back through the queues.  6.1's kmem_cache_create() does not take
- * SLAB_SKIP_KFENCE (SLUB sets it from sysfs), so it is set here, before
- * the first allocation.
+ * SLAB_NO_MERGE: no other user shares the cache (a usercopy region keeps
+ * caches apart only with HARDENED_USERCOPY); sleb_debug= given for every
+ * cache must not change what these tests count.  KFENCE must not hand out
+ * the objects either: its guard pages would catch the deliberate
+ * corruptions first and its objects never come back through the queues.
+ * kmem_cache_create() does not take SLAB_SKIP_KFENCE (SLUB sets it from
+ * sysfs), so it is set here, before the first allocation.
  */
 static struct kmem_cache *create_test_cache(struct kunit *test,
 					    const char *name,
 					    slab_flags_t flags)
 {
-	struct kmem_cache *s = kmem_cache_create_usercopy(name, TEST_SIZE, 0,
-							  flags | SLAB_NO_USER_FLAGS,
+	slab_flags_t all = flags | SLAB_NO_USER_FLAGS | SLAB_NO_MERGE;
+	struct kmem_cache *s = kmem_cache_create_usercopy(name, TEST_SIZE, 0, all,
 							  0, TEST_SIZE, NULL);
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
@@ -324,8 +325,7 @@ static void test_bulk(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
-		KUNIT_ASSERT_EQ(test, kmem_cache_alloc_bulk(s, GFP_KERNEL, sizes[i], p),
-				(int)sizes[i]);
+		KUNIT_ASSERT_TRUE(test, kmem_cache_alloc_bulk(s, GFP_KERNEL, sizes[i], p));
 		KUNIT_EXPECT_EQ(test, in_use(s), (unsigned long)sizes[i]);
 		sort(p, sizes[i], sizeof(void *), cmp_ptr, NULL);
 		for (j = 0; j < sizes[i]; j++) {
@@ -507,7 +507,7 @@ static void test_alloc_node(struct kunit *test)
 	struct kmem_cache *s = test_cache(test, "sleb-kunit-node");
 	int nid, i;
 
-	for_each_node_state(nid, N_NORMAL_MEMORY) {
+	for_each_node_state(nid, N_MEMORY) {
 		for (i = 0; i < 200; i++) {
 			void *p = kmalloc_node(TEST_SIZE, GFP_KERNEL, nid);
 			void *q = kmem_cache_alloc_node(s, GFP_KERNEL, nid);
@@ -539,7 +539,7 @@ static void test_remote_free_routing(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, sleb_test_tune(s, 16, 8, 64), 0);
 	migrate_disable();
 	local = sleb_test_home_node();
-	for_each_node_state(nid, N_NORMAL_MEMORY)
+	for_each_node_state(nid, N_MEMORY)
 		if (nid != local)
 			remote = nid;
 	if (remote == NUMA_NO_NODE) {
@@ -691,7 +691,7 @@ static void test_fallback_growth(struct kunit *test)
 	LIST_HEAD(hog);
 	int home, i;
 
-	if (num_node_state(N_NORMAL_MEMORY) < 2) {
+	if (num_node_state(N_MEMORY) < 2) {
 		kmem_cache_destroy(s);
 		kunit_skip(test, "needs a second node with memory");
 	}
@@ -701,7 +701,7 @@ static void test_fallback_growth(struct kunit *test)
 	home = sleb_test_home_node();
 	kmem_cache_shrink(s);
 	before = node_slabs(s);
-	hogged = hog_node(home, &hog, MAX_ORDER - 1);
+	hogged = hog_node(home, &hog, MAX_PAGE_ORDER);
 	for (i = 0; i < FALLBACK_OBJS; i++) {
 		/* What kswapd or a free elsewhere gave back meanwhile goes too. */
 		hogged += hog_node(home, &hog, 0);
@@ -717,7 +717,7 @@ static void test_fallback_growth(struct kunit *test)
 		   i ? page_to_nid(virt_to_page(p[i - 1])) : -1);
 	KUNIT_EXPECT_EQ(test, i, FALLBACK_OBJS);
 	/* Whole slabs, and one more per node the batches were taken from. */
-	bound = DIV_ROUND_UP(i, s->oo.objects) + num_node_state(N_NORMAL_MEMORY) + 1;
+	bound = DIV_ROUND_UP(i, s->oo.objects) + num_node_state(N_MEMORY) + 1;
 	KUNIT_EXPECT_LE_MSG(test, grown, bound, "%lu slabs for %d objects of %u per slab",
 			    grown, i, s->oo.objects);
 	while (i--)
@@ -742,7 +742,7 @@ static void test_orphan_node_reaped(struct kunit *test)
 	unsigned int cpu;
 	void *p[30];
 
-	for_each_node_state(nid, N_NORMAL_MEMORY) {
+	for_each_node_state(nid, N_MEMORY) {
 		bool home = false;
 
 		for_each_online_cpu(cpu)
@@ -851,14 +851,14 @@ static void test_dead_cpu_flushed(struct kunit *test)
 /* === Memory hotplug ====================================================== */
 
 /*
- * A node loses its last normal memory (replayed, see sleb_test_node_memory()):
+ * A node loses its last memory (replayed, see sleb_test_node_memory()):
  * the CPUs at home there flush their queues and move to another node, which
  * then serves them; when the memory is back they return home.
  */
 static void test_node_memory_lost(struct kunit *test)
 {
 	struct kmem_cache *s = counted_cache(test, "sleb-kunit-memhp");
-	int first = first_node(node_states[N_NORMAL_MEMORY]);
+	int first = first_node(node_states[N_MEMORY]);
 	struct fill_queue f = { .s = s };
 	unsigned int cpu;
 	int nid, home;
@@ -879,7 +879,7 @@ static void test_node_memory_lost(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, sleb_test_node_memory(nid, false), 0);
 	home = sleb_test_cpu_home_node(cpu);
 	KUNIT_EXPECT_NE(test, home, nid);
-	KUNIT_EXPECT_TRUE(test, node_state(home, N_NORMAL_MEMORY));
+	KUNIT_EXPECT_TRUE(test, node_state(home, N_MEMORY));
 	KUNIT_EXPECT_EQ(test, sleb_test_cpu_queue_count(s, cpu), 0U);
 	KUNIT_EXPECT_EQ(test, in_use(s), 0UL);
 	/* Its queue now refills from its new home. */
@@ -893,6 +893,26 @@ static void test_node_memory_lost(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f.nid, nid);
 	KUNIT_EXPECT_EQ(test, in_use(s), 0UL);
 	kmem_cache_destroy(s);
+}
+
+/*
+ * Only a node with normal memory makes a home: one with ZONE_MOVABLE
+ * memory only (hot-added and onlined movable) could never fill a queue,
+ * so its CPUs take the nearest node with normal memory.
+ */
+static void test_home_needs_normal_memory(struct kunit *test)
+{
+	nodemask_t normal = node_states[N_NORMAL_MEMORY];
+	int nid, home;
+
+	if (nodes_weight(normal) < 2)
+		kunit_skip(test, "needs two nodes with normal memory");
+	nid = first_node(normal);
+	KUNIT_EXPECT_EQ(test, sleb_test_nearest_home(nid, &normal), nid);
+	node_clear(nid, normal);
+	home = sleb_test_nearest_home(nid, &normal);
+	KUNIT_EXPECT_NE(test, home, nid);
+	KUNIT_EXPECT_TRUE(test, node_isset(home, normal));
 }
 
 /* === Resizing under load ================================================= */
@@ -1032,8 +1052,8 @@ static void test_resize_races(struct kunit *test)
 /*
  * The reaper gives back a fifth of an idle queue and of an idle shared
  * array per pass, and nothing of one that was refilled or drained since
- * the last pass.  Queue 20, batch 10, shared 30; preemption is off so
- * that the periodic reaper cannot run on this CPU in between.
+ * the last pass.  Queue 20, batch 10, shared 30; the periodic reaper is
+ * kept away meanwhile, and the test stays on its CPU.
  */
 static void test_reap(struct kunit *test)
 {
@@ -1043,9 +1063,10 @@ static void test_reap(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, sleb_test_tune(s, 20, 10, 30), 0);
 	kmem_cache_shrink(s);
-	preempt_disable();
+	sleb_test_stop_reaper();
+	migrate_disable();
 	for (i = 0; i < 30; i++)
-		p[i] = kmem_cache_alloc(s, GFP_ATOMIC);
+		p[i] = kmem_cache_alloc(s, GFP_KERNEL);
 	for (i = 0; i < 30; i++)
 		kmem_cache_free(s, p[i]);
 	/* Three refills of 10; the 21st free drained 10 into the shared array. */
@@ -1056,7 +1077,7 @@ static void test_reap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sleb_test_reap(s), 10U);
 	KUNIT_EXPECT_EQ(test, sleb_test_queue_count(s), 16U);
 	/* A fast-path allocation does not make the queue busy. */
-	q = kmem_cache_alloc(s, GFP_ATOMIC);
+	q = kmem_cache_alloc(s, GFP_KERNEL);
 	KUNIT_EXPECT_EQ(test, sleb_test_queue_count(s), 15U);
 	/* The 4 left in the shared array go with 4 of the queue. */
 	KUNIT_EXPECT_EQ(test, sleb_test_reap(s), 8U);
@@ -1066,7 +1087,8 @@ static void test_reap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sleb_test_reap(s), 3U);
 	KUNIT_EXPECT_EQ(test, sleb_test_queue_count(s), 0U);
 	KUNIT_EXPECT_EQ(test, sleb_test_reap(s), 0U);
-	preempt_enable();
+	migrate_enable();
+	sleb_test_start_reaper();
 	kmem_cache_free(s, q);
 	kmem_cache_shrink(s);
 	KUNIT_EXPECT_EQ(test, in_use(s), 0UL);
@@ -1187,155 +1209,259 @@ static void test_merged_name_reused(struct kunit *test)
 	kmem_cache_destroy(s);
 }
 
-#ifdef CONFIG_MEMCG_KMEM
-#define REENTRY_OBJS	256
-
-/*
- * A kmalloc cache whose slabs get their objcg vectors (a pointer per
- * object) from the cache itself: releasing one of its slabs frees into it.
- */
-static struct kmem_cache *self_vector_cache(void)
+/* The kmalloc cache of 64-byte objects, if kmalloc_nolock() serves it. */
+static struct kmem_cache *nolock_cache(struct kunit *test)
 {
-	unsigned int i;
+	struct kmem_cache *s = kmalloc_slab(64, NULL, GFP_KERNEL, __kmalloc_token(64),
+					    SLAB_ALLOC_DEFAULT);
 
-	/* Indices 1 and 2 are kmalloc-96 and kmalloc-192. */
-	for (i = 1; i <= KMALLOC_SHIFT_HIGH; i++) {
-		struct kmem_cache *s = kmalloc_caches[KMALLOC_NORMAL][i];
-		size_t vec = s ? s->oo.objects * sizeof(void *) : 0;
-
-		if (s && vec <= KMALLOC_MAX_CACHE_SIZE && kmalloc_slab(vec, GFP_KERNEL) == s)
-			return s;
-	}
-	return NULL;
-}
-
-/* How many of @p[0..@nr) lie in @slab. */
-static unsigned int objects_in(void **p, unsigned int nr, struct slab *slab)
-{
-	unsigned int i, in = 0;
-
-	for (i = 0; i < nr; i++)
-		in += p[i] && virt_to_slab(p[i]) == slab;
-	return in;
+	if (sleb_debug_cache(s))
+		kunit_skip(test, "kmalloc_nolock() does not serve debugged caches");
+	return s;
 }
 
 /*
- * Keep the objects of one slab of node @nid all of which are in @p, and
- * one object of another slab of that node in *@extra; free the rest.
- * Returns the slab or NULL.
+ * kmalloc_nolock() from a context that holds the queue's lock, as an NMI
+ * or a BPF program on a tracepoint inside SLEB would: NULL at once, not a
+ * deadlock.  With the lock free and an object in the queue, an object.
  */
-static struct slab *keep_one_slab(void **p, void **keep, void **extra, int nid)
+static void test_kmalloc_nolock(struct kunit *test)
 {
-	struct slab *slab = NULL;
-	unsigned int i, kept = 0;
+	struct kmem_cache *s = nolock_cache(test);
+	void *p, *q;
 
-	for (i = 0; i < REENTRY_OBJS && !slab; i++) {
-		struct slab *cand = virt_to_slab(p[i]);
-
-		if (!is_kfence_address(p[i]) && slab_nid(cand) == nid &&
-		    objects_in(p, REENTRY_OBJS, cand) == cand->objects)
-			slab = cand;
-	}
-	*extra = NULL;
-	for (i = 0; i < REENTRY_OBJS; i++) {
-		if (slab && virt_to_slab(p[i]) == slab)
-			keep[kept++] = p[i];
-		else if (slab && !*extra && !is_kfence_address(p[i]) &&
-			 slab_nid(virt_to_slab(p[i])) == nid)
-			*extra = p[i];
-		else
-			kfree(p[i]);
-	}
-	return slab;
-}
-
-static void free_kept(void **keep, unsigned int n, void *extra)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		kfree(keep[i]);
-	kfree(extra);
-}
-
-/*
- * Releasing a slab frees its objcg vector with kfree().  When the vector
- * lives in the cache whose queue is being drained, that free comes back
- * into the same queue: it must find the drain finished, not a full queue
- * under its own lock (recursive locking; the same batch drained twice).
- * The case drains exactly one slab's objects from a queue of that size,
- * with min_partial 0 so that the empty slab is released by the drain.
- * The memcg static key stays on, as after the first memory cgroup.
- */
-static void test_release_reenters(struct kunit *test)
-{
-	struct kmem_cache *s = self_vector_cache();
-	unsigned int queue, batch, shared, n, i, queued;
-	void **p, **keep, *extra;
-	unsigned long min_partial, flags;
-	bool tainted, ran = false;
-	struct slab *slab;
-	int home;
-
-	if (IS_ENABLED(CONFIG_KASAN))
-		kunit_skip(test, "KASAN's quarantine holds freed objects back");
-	if (!s)
-		kunit_skip(test, "no kmalloc cache holds its own objcg vectors");
-	p = kunit_kcalloc(test, REENTRY_OBJS, sizeof(void *), GFP_KERNEL);
-	keep = kunit_kcalloc(test, REENTRY_OBJS, sizeof(void *), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	KUNIT_ASSERT_NOT_NULL(test, keep);
 	migrate_disable();
-	home = sleb_test_home_node();
-	for (i = 0; i < REENTRY_OBJS; i++)
-		p[i] = kmem_cache_alloc(s, GFP_KERNEL | __GFP_NOFAIL);
-	slab = keep_one_slab(p, keep, &extra, home);
-	if (!slab || !extra) {
-		migrate_enable();
-		free_kept(keep, slab ? slab->objects : 0, extra);
-		kunit_skip(test, "no slab of %s is all ours", s->name);
-	}
-	n = slab->objects;
-	/* What creating the first memory cgroup does. */
-	static_branch_enable(&memcg_kmem_enabled_key);
-	if (kmalloc_slab(n * sizeof(void *), GFP_KERNEL) != s ||
-	    memcg_alloc_slab_cgroups(slab, s, GFP_KERNEL, false)) {
-		migrate_enable();
-		free_kept(keep, n, extra);
-		kunit_skip(test, "no objcg vector from %s for the slab", s->name);
-	}
-
-	queue = s->cpu_queue_size;
-	batch = s->cpu_batch_size;
-	shared = s->shared_queue_size;
-	min_partial = s->min_partial;
-	KUNIT_EXPECT_EQ(test, sleb_test_tune(s, n, n, 0), 0);
-	WRITE_ONCE(s->min_partial, 0);
-	tainted = test_taint(TAINT_BAD_PAGE);
-
-	/* Interrupts off: nothing else uses this CPU's queue meanwhile. */
-	local_irq_save(flags);
-	queued = sleb_test_queue_count(s);
-	if (!queued) {
-		/* n frees fill the queue; the next drains the slab's objects. */
-		free_kept(keep, n, extra);
-		queued = sleb_test_queue_count(s);
-		ran = true;
-	}
-	local_irq_restore(flags);
+	p = kmalloc(64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	/* Back into this CPU's queue. */
+	kfree(p);
+	local_lock(&s->cpu->lock);
+	q = kmalloc_nolock(64, 0, NUMA_NO_NODE);
+	local_unlock(&s->cpu->lock);
+	KUNIT_EXPECT_NULL(test, q);
+	kfree_nolock(q);
+	q = kmalloc_nolock(64, __GFP_ZERO, NUMA_NO_NODE);
 	migrate_enable();
-
-	WRITE_ONCE(s->min_partial, min_partial);
-	KUNIT_EXPECT_EQ(test, sleb_test_tune(s, queue, batch, shared), 0);
-	if (!ran) {
-		free_kept(keep, n, extra);
-		kunit_skip(test, "%s was used on this CPU meanwhile", s->name);
-	}
-	/* The last object freed, then the vector of the released slab. */
-	KUNIT_EXPECT_EQ(test, queued, 2U);
-	KUNIT_EXPECT_EQ(test, test_taint(TAINT_BAD_PAGE), tainted);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(q, 0, 64), NULL);
+	kfree_nolock(q);
+	/* The deferred free has run once the irq_work has. */
+	deferred_work_barrier();
 }
-#endif /* CONFIG_MEMCG_KMEM */
+
+/* This CPU's count of @item in @s, or 0 without CONFIG_SLEB_STATS. */
+static unsigned int this_cpu_stat(struct kmem_cache *s, enum sleb_stat_item item)
+{
+#ifdef CONFIG_SLEB_STATS
+	return this_cpu_ptr(s->cpu)->stat[item];
+#else
+	return 0;
+#endif
+}
+
+/*
+ * What a context finds that interrupted the owner of its CPU's queue:
+ * the lock taken.  Allocations and frees go beside the queue and leave it
+ * as it was; kmalloc_nolock() fails and kfree_nolock() defers.  What is
+ * seen under the lock is checked after it (a failed expectation allocates).
+ */
+static void test_queue_lock_taken(struct kunit *test)
+{
+	struct kmem_cache *s = nolock_cache(test);
+	unsigned int cpu, before, allocated, freed, deferred;
+	unsigned int alloc_unqueued, free_unqueued;
+	void *p[4], *q, *r;
+	bool bulk;
+
+	p[0] = kmalloc(64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p[0]);
+	migrate_disable();
+	/* Objects in the queue: a path that ignored the lock would take them. */
+	kfree(p[0]);
+	r = kmalloc_nolock(64, 0, NUMA_NO_NODE);
+	if (!r)
+		migrate_enable();
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	p[0] = kmalloc(64, GFP_KERNEL);
+	kfree(p[0]);
+	local_lock(&s->cpu->lock);
+	cpu = smp_processor_id();
+	before = sleb_test_cpu_queue_count(s, cpu);
+	alloc_unqueued = this_cpu_stat(s, ALLOC_UNQUEUED);
+	free_unqueued = this_cpu_stat(s, FREE_UNQUEUED);
+	p[0] = kmalloc(64, GFP_ATOMIC);
+	p[1] = kmalloc_node(64, GFP_ATOMIC, numa_mem_id());
+	bulk = kmem_cache_alloc_bulk(s, GFP_ATOMIC, 2, &p[2]);
+	q = kmalloc_nolock(64, 0, NUMA_NO_NODE);
+	allocated = sleb_test_cpu_queue_count(s, cpu);
+	alloc_unqueued = this_cpu_stat(s, ALLOC_UNQUEUED) - alloc_unqueued;
+	kfree(p[0]);
+	kfree(p[1]);
+	if (bulk)
+		kmem_cache_free_bulk(s, 2, &p[2]);
+	freed = sleb_test_cpu_queue_count(s, cpu);
+	free_unqueued = this_cpu_stat(s, FREE_UNQUEUED) - free_unqueued;
+	/* Deferred: its irq_work may run at once, and finds the lock taken. */
+	kfree_nolock(r);
+	deferred = sleb_test_cpu_queue_count(s, cpu);
+	local_unlock(&s->cpu->lock);
+	migrate_enable();
+	kfree_nolock(q);
+	deferred_work_barrier();
+
+	KUNIT_EXPECT_NOT_NULL(test, p[0]);
+	KUNIT_EXPECT_NOT_NULL(test, p[1]);
+	KUNIT_EXPECT_TRUE(test, bulk);
+	KUNIT_EXPECT_NULL(test, q);
+	KUNIT_EXPECT_EQ(test, allocated, before);
+	KUNIT_EXPECT_EQ(test, freed, before);
+	KUNIT_EXPECT_EQ(test, deferred, before);
+	if (IS_ENABLED(CONFIG_SLEB_STATS)) {
+		KUNIT_EXPECT_EQ(test, alloc_unqueued, 4U);
+		/* KASAN's quarantine holds the frees back. */
+		if (!IS_ENABLED(CONFIG_KASAN_GENERIC))
+			KUNIT_EXPECT_EQ(test, free_unqueued, 4U);
+	}
+}
+
+#ifndef CONFIG_PREEMPT_RT
+struct irq_alloc {
+	struct hrtimer timer;
+	struct kmem_cache *s;
+	void *object, *nolock;
+	bool lock_taken;
+	unsigned int before, during;
+	bool fired;
+};
+
+static enum hrtimer_restart irq_alloc_fn(struct hrtimer *timer)
+{
+	struct irq_alloc *ia = container_of(timer, struct irq_alloc, timer);
+	unsigned int cpu = smp_processor_id();
+
+	ia->lock_taken = local_lock_is_locked(&ia->s->cpu->lock);
+	ia->before = sleb_test_cpu_queue_count(ia->s, cpu);
+	ia->object = kmalloc(64, GFP_ATOMIC);
+	ia->nolock = kmalloc_nolock(64, 0, NUMA_NO_NODE);
+	ia->during = sleb_test_cpu_queue_count(ia->s, cpu);
+	kfree(ia->object);
+	kfree_nolock(ia->nolock);
+	WRITE_ONCE(ia->fired, true);
+	return HRTIMER_NORESTART;
+}
+
+/* Fire the timer on this CPU, with the queue's lock held or not. */
+static void irq_alloc_run(struct irq_alloc *ia, bool hold)
+{
+	unsigned long deadline = jiffies + 2 * HZ;
+
+	WRITE_ONCE(ia->fired, false);
+	if (hold)
+		local_lock(&ia->s->cpu->lock);
+	hrtimer_start(&ia->timer, us_to_ktime(100), HRTIMER_MODE_REL_PINNED_SOFT);
+	while (!READ_ONCE(ia->fired) && time_before(jiffies, deadline))
+		cpu_relax();
+	if (hold)
+		local_unlock(&ia->s->cpu->lock);
+	hrtimer_cancel(&ia->timer);
+}
+
+/*
+ * A softirq (a soft hrtimer, run on the hard interrupt's exit) that
+ * allocates while the task it interrupted holds the queue's lock,
+ * interrupts enabled: kmalloc() is served beside the queue, which stays
+ * as it was, and kmalloc_nolock() gives up.  With the lock free, both
+ * take the queue's objects.  Not a hard timer: lockdep rightly refuses a
+ * spinlock_t (the node's locks, the page allocator's) in a hard interrupt
+ * that cannot be threaded, whatever the allocator.
+ */
+static void test_irq_over_queue_owner(struct kunit *test)
+{
+	struct irq_alloc *ia = kunit_kzalloc(test, sizeof(*ia), GFP_KERNEL);
+	void *p[2];
+
+	KUNIT_ASSERT_NOT_NULL(test, ia);
+	ia->s = nolock_cache(test);
+	p[0] = kmalloc(64, GFP_KERNEL);
+	p[1] = kmalloc(64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p[0]);
+	KUNIT_ASSERT_NOT_NULL(test, p[1]);
+	hrtimer_setup(&ia->timer, irq_alloc_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_SOFT);
+	migrate_disable();
+	/* Objects in the queue for either kind of allocation to take. */
+	kfree(p[0]);
+	kfree(p[1]);
+	irq_alloc_run(ia, true);
+	KUNIT_EXPECT_TRUE_MSG(test, READ_ONCE(ia->fired), "the timer did not fire");
+	KUNIT_EXPECT_TRUE(test, ia->lock_taken);
+	KUNIT_EXPECT_NOT_NULL(test, ia->object);
+	KUNIT_EXPECT_NULL(test, ia->nolock);
+	KUNIT_EXPECT_EQ(test, ia->during, ia->before);
+	irq_alloc_run(ia, false);
+	migrate_enable();
+	deferred_work_barrier();
+	KUNIT_EXPECT_TRUE_MSG(test, READ_ONCE(ia->fired), "the timer did not fire");
+	KUNIT_EXPECT_FALSE(test, ia->lock_taken);
+	KUNIT_EXPECT_NOT_NULL(test, ia->object);
+	KUNIT_EXPECT_NOT_NULL(test, ia->nolock);
+	KUNIT_EXPECT_EQ(test, ia->during + 2, ia->before);
+}
+#endif
+
+/*
+ * Prefilled sheaves, as the maple tree uses them: reserve, allocate from
+ * the reservation, grow it past its capacity, give back the rest.
+ */
+static void test_sheaf(struct kunit *test)
+{
+	struct kmem_cache *s = counted_cache(test, "TestSleb_sheaf");
+	struct slab_sheaf *sheaf;
+	void *p[8];
+	unsigned int i, cap;
+
+	KUNIT_EXPECT_NULL(test, kmem_cache_prefill_sheaf(s, GFP_KERNEL, 0));
+	sheaf = kmem_cache_prefill_sheaf(s, GFP_KERNEL, 10);
+	KUNIT_ASSERT_NOT_NULL(test, sheaf);
+	KUNIT_EXPECT_GE(test, kmem_cache_sheaf_size(sheaf), 10U);
+	for (i = 0; i < ARRAY_SIZE(p); i++) {
+		p[i] = kmem_cache_alloc_from_sheaf(s, GFP_KERNEL, sheaf);
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+		memset(p[i], 0xa5, TEST_SIZE);
+	}
+	KUNIT_EXPECT_EQ(test, in_use(s),
+			(unsigned long)ARRAY_SIZE(p) + kmem_cache_sheaf_size(sheaf));
+	cap = kmem_cache_sheaf_size(sheaf) + 1000;
+	KUNIT_ASSERT_EQ(test, kmem_cache_refill_sheaf(s, GFP_KERNEL, &sheaf, cap), 0);
+	KUNIT_EXPECT_GE(test, kmem_cache_sheaf_size(sheaf), cap);
+	kmem_cache_return_sheaf(s, GFP_KERNEL, sheaf);
+	KUNIT_EXPECT_EQ(test, in_use(s), (unsigned long)ARRAY_SIZE(p));
+	for (i = 0; i < ARRAY_SIZE(p); i++)
+		kmem_cache_free(s, p[i]);
+	KUNIT_EXPECT_EQ(test, in_use(s), 0UL);
+	kmem_cache_destroy(s);
+}
+
+/* krealloc() keeps an object that is big enough and keeps the contents of one that is not. */
+static void test_krealloc(struct kunit *test)
+{
+	char *p = kmalloc(40, GFP_KERNEL), *q;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	if (is_kfence_address(p)) {
+		kfree(p);
+		kunit_skip(test, "KFENCE took the object: its size is exact");
+	}
+	KUNIT_EXPECT_GE(test, ksize(p), (size_t)40);
+	memset(p, 0x5a, 40);
+	q = krealloc(p, 64, GFP_KERNEL);
+	KUNIT_ASSERT_PTR_EQ(test, q, p);
+	p = krealloc(q, 300, GFP_KERNEL | __GFP_ZERO);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_NE(test, (unsigned long)p, (unsigned long)q);
+	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(p, 0x5a, 40), NULL);
+	KUNIT_EXPECT_GE(test, ksize(p), (size_t)300);
+	kfree(p);
+}
 
 static struct kunit_case sleb_test_cases[] = {
 	KUNIT_CASE(test_layout_fits),
@@ -1358,15 +1484,20 @@ static struct kunit_case sleb_test_cases[] = {
 	KUNIT_CASE(test_orphan_node_reaped),
 	KUNIT_CASE(test_dead_cpu_flushed),
 	KUNIT_CASE(test_node_memory_lost),
+	KUNIT_CASE(test_home_needs_normal_memory),
 	KUNIT_CASE(test_resize_under_load),
 	KUNIT_CASE(test_resize_races),
 	KUNIT_CASE(test_reap),
 	KUNIT_CASE(test_shrinker_scan),
 	KUNIT_CASE(test_hardened_double_free),
 	KUNIT_CASE(test_merged_name_reused),
-#ifdef CONFIG_MEMCG_KMEM
-	KUNIT_CASE(test_release_reenters),
+	KUNIT_CASE(test_kmalloc_nolock),
+	KUNIT_CASE(test_queue_lock_taken),
+#ifndef CONFIG_PREEMPT_RT
+	KUNIT_CASE(test_irq_over_queue_owner),
 #endif
+	KUNIT_CASE(test_sheaf),
+	KUNIT_CASE(test_krealloc),
 	{}
 };
 
@@ -1674,6 +1805,19 @@ static void test_debug_free_non_slab(struct kunit *test)
 }
 
 #if IS_BUILTIN(CONFIG_SLEB_KUNIT_TEST) && defined(CONFIG_PRINTK) && defined(CONFIG_STACKDEPOT)
+/*
+ * Whether @ret lies in the first 256 bytes of @fn.  The end is computed at
+ * run time: as a constant it would be a relocation into the next function,
+ * which objtool reports.
+ */
+static bool in_function(void *ret, void *fn)
+{
+	unsigned long start = (unsigned long)fn;
+
+	OPTIMIZER_HIDE_VAR(start);
+	return (unsigned long)ret >= start && (unsigned long)ret < start + 256;
+}
+
 static noinline void *tracked_bulk(struct kmem_cache *s)
 {
 	void *p = NULL;
@@ -1693,8 +1837,7 @@ static void test_debug_bulk_tracking(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	__kmem_obj_info(&info, p, virt_to_slab(p));
-	KUNIT_EXPECT_TRUE_MSG(test, (unsigned long)info.kp_ret >= (unsigned long)tracked_bulk &&
-			      (unsigned long)info.kp_ret < (unsigned long)tracked_bulk + 256,
+	KUNIT_EXPECT_TRUE_MSG(test, in_function(info.kp_ret, tracked_bulk),
 			      "allocated by %pS", info.kp_ret);
 	kmem_cache_free(s, p);
 	kmem_cache_destroy(s);
@@ -1717,8 +1860,7 @@ static void test_debug_tracking(struct kunit *test)
 
 	__kmem_obj_info(&info, p, virt_to_slab(p));
 	KUNIT_EXPECT_PTR_EQ(test, info.kp_objp, p);
-	KUNIT_EXPECT_TRUE(test, (unsigned long)info.kp_ret >= (unsigned long)tracked_alloc &&
-			  (unsigned long)info.kp_ret < (unsigned long)tracked_alloc + 256);
+	KUNIT_EXPECT_TRUE(test, in_function(info.kp_ret, tracked_alloc));
 	KUNIT_EXPECT_NOT_NULL(test, info.kp_stack[0]);
 	KUNIT_EXPECT_NULL(test, info.kp_free_stack[0]);
 	kmem_cache_free(s, p);
@@ -1743,6 +1885,37 @@ static void test_debug_validate_kmalloc(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, slab_errors, 0);
 }
 
+/*
+ * An object smaller than KASAN's free metadata: generic KASAN may let that
+ * metadata run past the object only while no allocator debugging follows
+ * the object.  With the state word right behind an 8-byte object, a free
+ * (held in KASAN's quarantine, then let go by the shrink) must leave it as
+ * SLEB wrote it, or the next allocation reports it overwritten.
+ */
+static void test_debug_small_kasan(struct kunit *test)
+{
+	struct kmem_cache *s = kmem_cache_create("TestSleb_small", 8, 0,
+						 SLAB_CONSISTENCY_CHECKS | SLAB_NO_USER_FLAGS,
+						 NULL);
+	void *p[16];
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->flags |= SLAB_SKIP_KFENCE;
+	for (i = 0; i < ARRAY_SIZE(p); i++)
+		p[i] = kmem_cache_alloc(s, GFP_KERNEL);
+	for (i = 0; i < ARRAY_SIZE(p); i++)
+		kmem_cache_free(s, p[i]);
+	kmem_cache_shrink(s);
+	KUNIT_EXPECT_EQ(test, sleb_validate_cache(s), 0L);
+	for (i = 0; i < ARRAY_SIZE(p); i++)
+		p[i] = kmem_cache_alloc(s, GFP_KERNEL);
+	for (i = 0; i < ARRAY_SIZE(p); i++)
+		kmem_cache_free(s, p[i]);
+	KUNIT_EXPECT_EQ(test, slab_errors, 0);
+	kmem_cache_destroy(s);
+}
+
 static struct kunit_case sleb_debug_test_cases[] = {
 	KUNIT_CASE(test_debug_layout),
 	KUNIT_CASE(test_debug_right_redzone),
@@ -1758,6 +1931,7 @@ static struct kunit_case sleb_debug_test_cases[] = {
 	KUNIT_CASE(test_debug_bulk_tracking),
 	KUNIT_CASE(test_debug_tracking),
 #endif
+	KUNIT_CASE(test_debug_small_kasan),
 	KUNIT_CASE(test_debug_validate_kmalloc),
 	{}
 };
@@ -1773,5 +1947,5 @@ kunit_test_suites(&sleb_test_suite, &sleb_debug_test_suite);
 kunit_test_suite(sleb_test_suite);
 #endif
 
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
 MODULE_LICENSE("GPL");

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#ifndef _LINUX_SLEB_DEF_H
-#define _LINUX_SLEB_DEF_H
+#ifndef MM_SLEB_DEF_H
+#define MM_SLEB_DEF_H
 
 /*
- * SLEB: the Enhanced Slab Allocator, definitions of struct kmem_cache.
+ * SLEB: the Enhanced Slab Allocator, its struct kmem_cache.  Included by
+ * mm/slab.h in place of SLUB's definition.
  *
  * See mm/sleb.c and Documentation/mm/sleb.rst.
  */
@@ -17,9 +18,11 @@
  * @ALLOC_FASTPATH: allocation served by the per-cpu queue
  * @ALLOC_SLOWPATH: allocation that had to refill the queue first
  * @ALLOC_NODE: allocation for another node, served beside the queue
+ * @ALLOC_UNQUEUED: allocation served beside the queue, whose lock was taken
  * @FREE_FASTPATH: free that went into the per-cpu queue
  * @FREE_SLOWPATH: free that had to drain the queue first
  * @FREE_REMOTE: free of an object of another node, routed to that node
+ * @FREE_UNQUEUED: free beside the queue, whose lock was taken
  * @REFILL_SHARED: queue refill from the node's shared array
  * @REFILL_PARTIAL: queue refill from partial slabs
  * @REFILL_NEW_SLAB: queue refill that needed a new slab
@@ -37,9 +40,11 @@ enum sleb_stat_item {
 	ALLOC_FASTPATH,
 	ALLOC_SLOWPATH,
 	ALLOC_NODE,
+	ALLOC_UNQUEUED,
 	FREE_FASTPATH,
 	FREE_SLOWPATH,
 	FREE_REMOTE,
+	FREE_UNQUEUED,
 	REFILL_SHARED,
 	REFILL_PARTIAL,
 	REFILL_NEW_SLAB,
@@ -58,14 +63,17 @@ struct sleb_array;
 
 /**
  * struct sleb_cpu - per-cpu part of a cache
- * @lock: protects @queue and its contents; taken with interrupts disabled
- * @queue: the object queue; replaced only on this CPU, from an IPI
+ * @lock: protects @queue, its contents, @home and @touched; interrupts stay
+ *	enabled, and the allocation and free paths only try it
+ * @queue: the object queue; replaced only on this CPU, from a work item
+ * @home: the node whose objects @queue holds
  * @touched: the queue was refilled or drained since the reaper last looked
  * @stat: event counters
  */
 struct sleb_cpu {
-	local_lock_t lock;
+	local_trylock_t lock;
 	struct sleb_array *queue;
+	int home;
 	bool touched;
 #ifdef CONFIG_SLEB_STATS
 	unsigned int stat[NR_SLEB_STAT_ITEMS];
@@ -139,7 +147,7 @@ struct kmem_cache {
 #ifdef CONFIG_SLAB_FREELIST_RANDOM
 	unsigned int *random_seq;
 #endif
-#ifdef CONFIG_KASAN
+#ifdef CONFIG_KASAN_GENERIC
 	struct kasan_cache kasan_info;
 #endif
 #ifdef CONFIG_SLEB_DEBUG
@@ -153,63 +161,10 @@ void sleb_debug_prepare(slab_flags_t flags);
 long sleb_validate_cache(struct kmem_cache *s);
 #endif
 
-#ifdef CONFIG_SYSFS
-#define SLAB_SUPPORTS_SYSFS
-void sysfs_slab_unlink(struct kmem_cache *s);
-void sysfs_slab_release(struct kmem_cache *s);
-#else
-static inline void sysfs_slab_unlink(struct kmem_cache *s)
+/* SLEB has no sheaves: kvfree_rcu() batches on its own. */
+static inline bool cache_has_sheaves(struct kmem_cache *s)
 {
+	return false;
 }
 
-static inline void sysfs_slab_release(struct kmem_cache *s)
-{
-}
-#endif
-
-/**
- * fixup_red_left - skip the left red zone of an object
- * @s: the cache
- * @p: start of the object's slot
- *
- * Return: the address of the object proper.
- */
-static inline void *fixup_red_left(struct kmem_cache *s, void *p)
-{
-	return (char *)p + s->red_left_pad;
-}
-
-/* Determine object index from a given position */
-static inline unsigned int __obj_to_index(const struct kmem_cache *cache,
-					  void *addr, void *obj)
-{
-	return reciprocal_divide(kasan_reset_tag(obj) - addr,
-				 cache->reciprocal_size);
-}
-
-static inline unsigned int obj_to_index(const struct kmem_cache *cache,
-					const struct slab *slab, void *obj)
-{
-	if (is_kfence_address(obj))
-		return 0;
-	return __obj_to_index(cache, slab_address(slab), obj);
-}
-
-static inline void *nearest_obj(struct kmem_cache *cache, const struct slab *slab,
-				void *x)
-{
-	void *base = slab_address(slab);
-	unsigned int idx = __obj_to_index(cache, base, x);
-
-	if (idx >= slab->objects)
-		idx = slab->objects - 1;
-	return fixup_red_left(cache, base + idx * cache->size);
-}
-
-static inline int objs_per_slab(const struct kmem_cache *cache,
-				const struct slab *slab)
-{
-	return slab->objects;
-}
-
-#endif /* _LINUX_SLEB_DEF_H */
+#endif /* MM_SLEB_DEF_H */
