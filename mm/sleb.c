@@ -1766,7 +1766,7 @@ void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
 }
 EXPORT_SYMBOL(kmem_cache_free_bulk);
 
-/* One object at a time, each placed by the task's policy or cpuset. */
+/* One object at a time, each placed by the task's memory policy. */
 static size_t spread_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size, void **p,
 				unsigned long caller)
 {

@@ -643,14 +643,12 @@ bool sleb_debug_free(struct kmem_cache *s, struct slab *slab, void *object,
  * @object: the object, checked by sleb_debug_free()
  *
  * Called after the free hooks, as SLUB poisons after them: debugobjects
- * and KASAN see the object as it was freed, not the poison.
+ * sees the object as it was freed, not the poison.
  */
 void sleb_debug_free_done(struct kmem_cache *s, void *object)
 {
 	if (is_kfence_address(object))
 		return;
-	/* The free hooks retagged the object: write through an untagged pointer. */
-	object = kasan_reset_tag(object);
 	metadata_access_enable();
 	write_patterns(s, object, SLEB_OBJ_FREE);
 	/* Pairs with the acquire in sleb_validate_cache(): patterns first. */

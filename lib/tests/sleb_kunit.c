@@ -850,6 +850,12 @@ static void test_dead_cpu_flushed(struct kunit *test)
 
 /* === Memory hotplug ====================================================== */
 
+/* Give node @nid its memory back (a KUnit action). */
+static void node_memory_back(void *nid)
+{
+	sleb_test_node_memory((long)nid, true);
+}
+
 /*
  * A node loses its last memory (replayed, see sleb_test_node_memory()):
  * the CPUs at home there flush their queues and move to another node, which
@@ -877,15 +883,19 @@ static void test_node_memory_lost(struct kunit *test)
 	KUNIT_EXPECT_GT(test, sleb_test_cpu_queue_count(s, cpu), 0U);
 
 	KUNIT_ASSERT_EQ(test, sleb_test_node_memory(nid, false), 0);
+	/* A failed assertion below must not leave the node out for the boot. */
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, node_memory_back,
+							(void *)(long)nid), 0);
 	home = sleb_test_cpu_home_node(cpu);
 	KUNIT_EXPECT_NE(test, home, nid);
-	KUNIT_EXPECT_TRUE(test, node_state(home, N_MEMORY));
+	KUNIT_EXPECT_TRUE(test, node_state(home, N_NORMAL_MEMORY));
 	KUNIT_EXPECT_EQ(test, sleb_test_cpu_queue_count(s, cpu), 0U);
 	KUNIT_EXPECT_EQ(test, in_use(s), 0UL);
 	/* Its queue now refills from its new home. */
 	fill_queue_on(test, &f, cpu);
 	KUNIT_EXPECT_EQ(test, f.nid, home);
 
+	kunit_remove_action(test, node_memory_back, (void *)(long)nid);
 	KUNIT_EXPECT_EQ(test, sleb_test_node_memory(nid, true), 0);
 	KUNIT_EXPECT_EQ(test, sleb_test_cpu_home_node(cpu), nid);
 	KUNIT_EXPECT_EQ(test, sleb_test_cpu_queue_count(s, cpu), 0U);

@@ -18,7 +18,7 @@ sleb_check "numa: per-node objects add up to the total" sh -c '
 	for f; do sum=$((sum + ${f#N*=})); done
 	[ "$sum" = "$t" ]'
 
-# Placement by memory policy and cpuset (tools/testing/selftests/sleb).
+# Placement by memory policy (tools/testing/selftests/sleb).
 echo "SLEB-KSFT-BEGIN: sleb_numa_test"
 /kselftest/sleb_numa_test 2>&1 | sed 's/^/SLEB-KSFT: /'
 echo "SLEB-KSFT-END: sleb_numa_test"

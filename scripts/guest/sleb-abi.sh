@@ -11,8 +11,8 @@ sleb_check "procfs: /proc/slabinfo shows the queue sizes as tunables" sh -c '
 	sh=$(cat /sys/kernel/slab/kmalloc-64/shared_queue_size)
 	grep "^kmalloc-64 " /proc/slabinfo | grep -q ": tunables *$q *$b *$sh :"'
 sleb_check "slabtop reads /proc/slabinfo" sh -c 'slabtop -o -s c | grep -q kmalloc-64'
-sleb_check "tools/vm/slabinfo runs" sh -c 'slabinfo -T && slabinfo | grep -q kmalloc-64'
-sleb_check "tools/vm/slabinfo -a lists aliases" slabinfo -a
+sleb_check "tools/mm/slabinfo runs" sh -c 'slabinfo -T && slabinfo | grep -q kmalloc-64'
+sleb_check "tools/mm/slabinfo -a lists aliases" slabinfo -a
 
 # Rewrite the tunables of busy caches while hackbench runs on every CPU.
 tune_loop() {

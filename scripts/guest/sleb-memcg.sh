@@ -86,7 +86,7 @@ else
 	echo "+memory" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
 	run_test_kmem test_kmem
 	kmem_release_root
-	# Every cgroup the two runs removed is freed once the file system
+	# Every cgroup the test removed is freed once the file system
 	# and its image are gone (the loop device charges the image's tmpfs
 	# pages to the cgroup whose I/O read them): none is held by a slab
 	# object, queued or not.

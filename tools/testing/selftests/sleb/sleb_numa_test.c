@@ -25,7 +25,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -215,11 +214,9 @@ static void policy_default(void)
 	set_policy(MPOL_DEFAULT, 0);
 }
 
-/* Write @val to @path; 0 or -errno. */
 /*
  * Skip the calling test unless this is SLEB on two nodes with memory and
- * CPUs; pin it to the first CPU of node 0, stored in @cpu0.  (A SKIP() in
- * FIXTURE_SETUP() would not stop the 6.1 harness from running the test.)
+ * CPUs; pin it to the first CPU of node 0, stored in @cpu0.
  */
 static bool numa_ready(struct __test_metadata *_metadata, int *cpu0)
 {
