@@ -6,24 +6,7 @@
 # in memory.stat "slab"; the guest's root is the initramfs (tmpfs), which
 # drops negative dentries at once, so test_kmem runs chrooted on an ext2
 # file system on a loop device, as on a disk-rooted machine.
-kmem_root=/mnt/kmem-root
-
-kmem_prepare_root() {
-	dd if=/dev/zero of=/tmp/kmem-root.img bs=1M count=32 2>/dev/null &&
-		mke2fs -q -F /tmp/kmem-root.img 32768 &&
-		mkdir -p $kmem_root &&
-		mount -o loop /tmp/kmem-root.img $kmem_root &&
-		mkdir -p $kmem_root/proc $kmem_root/sys $kmem_root/bin &&
-		mount -t proc proc $kmem_root/proc &&
-		mount -t sysfs sysfs $kmem_root/sys &&
-		mount -t cgroup2 cgroup2 $kmem_root/sys/fs/cgroup
-}
-
-kmem_release_root() {
-	umount $kmem_root/sys/fs/cgroup $kmem_root/sys $kmem_root/proc 2>/dev/null
-	umount $kmem_root 2>/dev/null
-	rm -f /tmp/kmem-root.img
-}
+. /sleb/guest/kmem-root.sh
 
 # run_test_kmem BIN [CASE:REASON...]: run /kselftest-cgroup/BIN chrooted
 # on the ext2 root and count its TAP lines, each once; a failure of a

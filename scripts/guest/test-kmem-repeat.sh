@@ -8,20 +8,12 @@ runs=6
 for a in $(cat /proc/cmdline); do
 	case $a in SLEB_KMEM_RUNS=*) runs=${a#*=} ;; esac
 done
-root=/mnt/kmem-root
-dd if=/dev/zero of=/tmp/kmem-root.img bs=1M count=32 2>/dev/null &&
-	mke2fs -q -F /tmp/kmem-root.img 32768 &&
-	mkdir -p $root &&
-	mount -o loop /tmp/kmem-root.img $root &&
-	mkdir -p $root/proc $root/sys $root/bin &&
-	mount -t proc proc $root/proc &&
-	mount -t sysfs sysfs $root/sys &&
-	mount -t cgroup2 cgroup2 $root/sys/fs/cgroup &&
-	cp /kselftest-cgroup/test_kmem $root/bin/ || exit 1
+. /sleb/guest/kmem-root.sh
+kmem_prepare_root && cp /kselftest-cgroup/test_kmem $kmem_root/bin/ || exit 1
 fails=0
 i=1
 while [ $i -le "$runs" ]; do
-	chroot $root /bin/test_kmem 2>&1 | awk '!seen[$0]++' >/tmp/kmem.out
+	chroot $kmem_root /bin/test_kmem 2>&1 | awk '!seen[$0]++' >/tmp/kmem.out
 	r=$(grep -E "^(not )?ok .* test_kmem_memcg_deletion$" /tmp/kmem.out)
 	echo "run $i: $r"
 	case $r in
