@@ -3732,7 +3732,7 @@ ssize_t slabinfo_write(struct file *file, const char __user *buffer,
 
 #if IS_ENABLED(CONFIG_SLEB_KUNIT_TEST)
 /**
- * sleb_test_tune - set the tunables of a cache, for lib/sleb_kunit.c
+ * sleb_test_tune - set the tunables of a cache, for lib/tests/sleb_kunit.c
  * @s: the cache
  * @queue: per-cpu queue size
  * @batch: batch size

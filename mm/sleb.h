@@ -153,7 +153,10 @@ static inline unsigned long sleb_counts_in_use(const struct sleb_counts *c)
 }
 
 #if IS_ENABLED(CONFIG_SLEB_KUNIT_TEST)
-/* For lib/sleb_kunit.c only: EXPORT_SYMBOL_IF_KUNIT(), namespace EXPORTED_FOR_KUNIT_TESTING. */
+/*
+ * For lib/tests/sleb_kunit.c only: EXPORT_SYMBOL_IF_KUNIT(), namespace
+ * EXPORTED_FOR_KUNIT_TESTING.
+ */
 int sleb_test_tune(struct kmem_cache *s, unsigned int queue, unsigned int batch,
 		   unsigned int shared);
 unsigned int sleb_test_queue_count(struct kmem_cache *s);

@@ -46,188 +46,217 @@ series_base() {
 	sgit tag base
 }
 
-# The commits of the series.  Each entry: subject, then the items it adds:
-#   patch:NAME   a patch of patches/ (applied on the files as they stand)
-#   file:PATH    a project file at its kernel path
-#   kconfig      Kconfig.sleb as mm/Kconfig.sleb
-#   kconfig:-SYM Kconfig.sleb without the entry of config SYM (added by a
-#                later commit with "kconfig", so every commit builds)
-#   maintainers  the MAINTAINERS entry
-series_plan() {
-	cat <<'EOF'
-mm/slab: move allocator-independent hooks out of slub.c
-	patch:0001-mm-slab-move-allocator-independent-hooks-out-of-slub.patch
-mm/slab: share the vmalloc fallback of kvmalloc()
-	patch:0002-mm-slab-share-the-vmalloc-fallback-of-kvmalloc.patch
-mm/slab: prepare the shared slab code for SLEB
-	patch:0003-mm-slab-prepare-the-shared-slab-code-for-SLEB.patch
-mm/sleb: add SLEB, the Enhanced Slab Allocator
-	file:mm/sleb_map.h
-	file:mm/sleb_node.h
-	file:mm/sleb_def.h
-	file:mm/sleb.h
-	file:mm/sleb.c
-	file:mm/sleb_debug.c
-	kconfig:-SLEB_KUNIT_TEST
-	patch:0004-mm-sleb-add-SLEB-to-the-allocator-choice.patch
-mm/sleb: add KUnit tests
-	file:lib/tests/sleb_kunit.c
-	kconfig
-	patch:0005-lib-tests-build-the-SLEB-KUnit-tests.patch
-selftests/sleb: test the sysfs and /proc/slabinfo interface
-	dir:tools/testing/selftests/sleb
-	patch:0006-selftests-add-sleb-to-TARGETS.patch
-tools/testing/sleb: userspace harness and fuzzer of the bookkeeping
-	dir:tools/testing/sleb
-Documentation/mm: document SLEB
-	file:Documentation/mm/sleb.rst
-	patch:0007-docs-mm-add-SLEB-to-the-index.patch
-MAINTAINERS: add an entry for SLEB
-	maintainers
-EOF
+# The series is patches/: git format-patch files, applied in the order of
+# patches/series, the first ones changing existing kernel files, the
+# others adding SLEB's.  The files the series adds are kept at their kernel
+# paths in the repository too (mm/Kconfig.sleb as Kconfig.sleb, and the
+# entry it adds to MAINTAINERS as MAINTAINERS): the builds lay them over
+# the applied series (stage_series), so that a change can be tried before
+# it goes into its patch, and series_matches_repo checks that the last
+# patch yields exactly them.  scripts/sleb series --edit and --export take
+# the series to a git tree and back (docs/series.md).
+
+# The files a git patch touches, both sides of its "diff --git a/F b/G" lines.
+patch_paths() {
+	sed -n 's/^diff --git a\/\([^ ]*\) b\/\([^ ]*\)$/\1\n\2/p' "$1" | sort -u
 }
 
-# The message body of a patch of patches/: from the blank line after its
-# Subject to its Signed-off-by, both left out.
-patch_message() {
-	sed -n '/^$/,/^Signed-off-by/p' "$SLEB_TOP/patches/$1" | sed '/^Signed-off-by/d' | sed '1d'
+# Make the commits of patches/ on top of the base, as git am would, without
+# a checkout of the whole tree: the files a patch touches are staged in a
+# folder of their own.  Leaves refs/heads/sleb.
+series_commit_all() {
+	local stage info parent p f blob tree author email date subject
+	stage=$(mktemp -d)
+	info=$(mktemp -d)
+	parent=$(sgit rev-parse base)
+	sgit read-tree base
+	for p in $(series_patches); do
+		[ -f "$SLEB_TOP/patches/$p" ] || die "patches/series names $p, which does not exist"
+		sgit mailinfo "$info/msg" "$info/patch" <"$SLEB_TOP/patches/$p" >"$info/info" ||
+			die "series: patches/$p is not a mail git am can read"
+		for f in $(patch_paths "$info/patch"); do
+			if [ ! -e "$stage/$f" ] && [ -f "$PRISTINE/$f" ]; then
+				mkdir -p "$stage/$(dirname "$f")"
+				cp -p "$PRISTINE/$f" "$stage/$f"
+			fi
+		done
+		apply_patch "$stage" "$info/patch" >&2 || die "series: patches/$p does not apply"
+		for f in $(patch_paths "$info/patch"); do
+			if [ -f "$stage/$f" ]; then
+				blob=$(sgit hash-object -w "$stage/$f")
+				sgit update-index --add --cacheinfo "$(series_mode "$stage/$f"),$blob,$f"
+			else
+				sgit update-index --force-remove "$f"
+			fi
+		done
+		tree=$(sgit write-tree)
+		author=$(sed -n 's/^Author: //p' "$info/info")
+		email=$(sed -n 's/^Email: //p' "$info/info")
+		date=$(sed -n 's/^Date: //p' "$info/info")
+		subject=$(sed -n 's/^Subject: //p' "$info/info")
+		parent=$({ echo "$subject"; echo; cat "$info/msg"; } |
+			GIT_AUTHOR_NAME=$author GIT_AUTHOR_EMAIL=$email GIT_AUTHOR_DATE=$date \
+				sgit commit-tree "$tree" -p "$parent")
+	done
+	sgit update-ref refs/heads/sleb "$parent"
+	rm -rf "$stage" "$info"
 }
 
-# The number in the series of the commit whose subject starts with $1.
+# The number in the series of the first patch whose subject starts with $1.
 plan_number() {
-	series_plan | grep -v $'^\t' | grep -n -F -m 1 "$1" | cut -d: -f1
-}
-
-# The commit message body of each commit, by subject.
-series_body() {
-	case $1 in
-	"mm/slab: move"*)
-		patch_message 0001-mm-slab-move-allocator-independent-hooks-out-of-slub.patch
-		;;
-	"mm/slab: share"*)
-		patch_message 0002-mm-slab-share-the-vmalloc-fallback-of-kvmalloc.patch
-		;;
-	"mm/slab: prepare"*)
-		patch_message 0003-mm-slab-prepare-the-shared-slab-code-for-SLEB.patch
-		;;
-	"mm/sleb: add SLEB"*)
-		cat "$SLEB_TOP/scripts/series/mm-sleb-add-SLEB.msg"
-		;;
-	"mm/sleb: add KUnit"*)
-		cat "$SLEB_TOP/scripts/series/mm-sleb-add-KUnit.msg"
-		;;
-	"selftests/sleb"*)
-		cat "$SLEB_TOP/scripts/series/selftests-sleb.msg"
-		;;
-	"tools/testing/sleb"*)
-		cat "$SLEB_TOP/scripts/series/tools-testing-sleb.msg"
-		;;
-	"Documentation/mm"*)
-		cat "$SLEB_TOP/scripts/series/Documentation-mm.msg"
-		;;
-	"MAINTAINERS"*)
-		cat "$SLEB_TOP/scripts/series/MAINTAINERS.msg"
-		;;
-	esac
-}
-
-# kconfig_without SYM FILE: Kconfig FILE without the entry of config SYM
-# (from its "config SYM" line up to the next entry).
-kconfig_without() {
-	grep -q "^config $1\$" "$2" || die "series: $2 has no config $1"
-	awk -v sym="$1" '
-		/^(config|menuconfig|choice|endchoice|menu|endmenu|if|endif|source|comment) / ||
-		/^(choice|endchoice|endmenu|endif)$/ { skip = ($0 == "config " sym) }
-		!skip
-	' "$2"
+	local p n=0
+	for p in $(series_patches); do
+		n=$((n + 1))
+		if sed -n 's/^Subject: \(\[PATCH[^]]*\] \)\{0,1\}//p' "$SLEB_TOP/patches/$p" | head -n 1 | grep -q -F "$1"; then
+			echo "$n"
+			return
+		fi
+	done
 }
 
 series_mode() {
 	if [ -x "$1" ]; then echo 100755; else echo 100644; fi
 }
 
-# series_add_item STAGE ITEM: bring an item into the staging tree and list
-# the kernel paths it touched.
-series_add_item() {
-	local stage=$1 item=$2 f p
-	case $item in
-	patch:*)
-		p=$SLEB_TOP/patches/${item#patch:}
-		[ -f "$p" ] || die "series: $p not found"
-		for f in $(patch_files "$p"); do
-			if [ ! -e "$stage/$f" ]; then
-				mkdir -p "$stage/$(dirname "$f")"
-				cp "$PRISTINE/$f" "$stage/$f"
-			fi
-			echo "$f"
-		done
-		patch -p1 -d "$stage" --batch --forward --no-backup-if-mismatch -r - -s <"$p" >&2 ||
-			die "series: patch ${item#patch:} does not apply"
-		;;
-	file:*)
-		f=${item#file:}
-		mkdir -p "$stage/$(dirname "$f")"
-		cp -p "$SLEB_TOP/$f" "$stage/$f"
-		echo "$f"
-		;;
-	dir:*)
-		f=${item#dir:}
-		(cd "$SLEB_TOP" && git ls-files "$f") | while read -r p; do
-			mkdir -p "$stage/$(dirname "$p")"
-			cp -p "$SLEB_TOP/$p" "$stage/$p"
-			echo "$p"
-		done
-		;;
-	kconfig)
-		mkdir -p "$stage/mm"
-		cp "$SLEB_TOP/Kconfig.sleb" "$stage/mm/Kconfig.sleb"
-		echo mm/Kconfig.sleb
-		;;
-	kconfig:-*)
-		mkdir -p "$stage/mm"
-		kconfig_without "${item#kconfig:-}" "$SLEB_TOP/Kconfig.sleb" >"$stage/mm/Kconfig.sleb"
-		echo mm/Kconfig.sleb
-		;;
-	maintainers)
-		merge_maintainers "$PRISTINE/MAINTAINERS" "$SLEB_TOP/MAINTAINERS" "$stage/MAINTAINERS"
-		echo MAINTAINERS
-		;;
-	*) die "series: unknown item '$item'" ;;
+# repo_path KERNEL_PATH: where the repository keeps a file the series adds
+# (empty: it keeps none).
+repo_path() {
+	case $1 in
+	mm/Kconfig.sleb) echo Kconfig.sleb ;;
+	mm/* | include/* | lib/* | Documentation/* | tools/*) echo "$1" ;;
 	esac
 }
 
-# Make the commits on top of the base; leaves refs/heads/sleb.
-series_commit_all() {
-	local stage parent subject="" items="" line
-	stage=$(mktemp -d)
-	parent=$(sgit rev-parse base)
-	sgit read-tree base
-	commit_one() {
-		local f blob tree msg
-		[ -n "$subject" ] || return 0
-		for item in $items; do
-			for f in $(series_add_item "$stage" "$item"); do
-				blob=$(sgit hash-object -w "$stage/$f")
-				sgit update-index --add --cacheinfo "$(series_mode "$stage/$f"),$blob,$f"
-			done
-		done
-		tree=$(sgit write-tree)
-		msg=$(printf '%s\n\n%s\n\n%s\n' "$subject" "$(series_body "$subject")" "$SERIES_SOB")
-		parent=$(echo "$msg" | sgit commit-tree "$tree" -p "$parent")
-	}
-	while IFS= read -r line; do
-		case $line in
-		"	"*) items="$items ${line#	}" ;;
-		*)
-			commit_one
-			subject=$line
-			items=""
-			;;
-		esac
-	done < <(series_plan)
-	commit_one
-	sgit update-ref refs/heads/sleb "$parent"
-	rm -rf "$stage"
+# The MAINTAINERS entry the series adds: the block of FILE whose title is
+# the first line of the repository's MAINTAINERS.
+maintainers_entry() {
+	local title
+	title=$(head -n 1 "$SLEB_TOP/MAINTAINERS")
+	awk -v title="$title" '$0 == title { on = 1 } on && $0 == "" { exit } on' "$1"
+}
+
+# The last patch yields the repository's files: every file the series adds
+# is in the repository at its kernel path, as it is there, and every
+# repository file at a kernel path is one the series adds; MAINTAINERS is
+# the base's with the repository's entry.
+series_matches_repo() {
+	local added f r bad="" tmp
+	tmp=$(mktemp -d)
+	added=$(sgit diff-tree -r --name-only --diff-filter=A base sleb)
+	for f in $added; do
+		r=$(repo_path "$f")
+		if [ -z "$r" ]; then
+			bad="$bad
+# series: adds $f, which the repository does not keep"
+		elif [ ! -f "$SLEB_TOP/$r" ]; then
+			bad="$bad
+# series: adds $f, missing from the repository ($r)"
+		elif [ "$(sgit rev-parse "sleb:$f")" != "$(sgit hash-object "$SLEB_TOP/$r")" ]; then
+			bad="$bad
+# series: the last patch's $f differs from the repository's $r"
+		fi
+	done
+	for r in $(cd "$SLEB_TOP" && git ls-files mm include lib Documentation tools) Kconfig.sleb; do
+		f=$r
+		[ "$r" = Kconfig.sleb ] && f=mm/Kconfig.sleb
+		echo "$added" | grep -qx -F "$f" || bad="$bad
+# series: no patch adds the repository's $r"
+	done
+	sgit show sleb:MAINTAINERS >"$tmp/final"
+	merge_maintainers "$PRISTINE/MAINTAINERS" "$SLEB_TOP/MAINTAINERS" "$tmp/merged"
+	cmp -s "$tmp/final" "$tmp/merged" || bad="$bad
+# series: the last patch's MAINTAINERS is not the base's with the repository's entry"
+	rm -rf "$tmp"
+	if [ -z "$bad" ]; then
+		t_ok "series: the last patch yields the repository's files"
+	else
+		echo "${bad#?}" | head -n 20
+		t_fail "series: the last patch yields the repository's files"
+	fi
+}
+
+# The git tree of --edit and --export.
+SERIES_EDIT=$SERIES_DIR/edit
+
+# series_edit: a git checkout of the base with one commit per patch of
+# patches/ ($SERIES_EDIT, branch sleb), for git rebase -i, commit --fixup
+# and the like.  Repository files that differ from the last patch's go on
+# top as one more commit, so that nothing is lost.
+series_edit() {
+	local f r
+	prepare_source
+	series_base
+	series_commit_all
+	if [ -d "$SERIES_EDIT/.git" ]; then
+		[ -z "$(git -C "$SERIES_EDIT" status --porcelain)" ] ||
+			die "series: $SERIES_EDIT has uncommitted changes: commit or remove them"
+		[ "$(git -C "$SERIES_EDIT" rev-parse HEAD)" = "$(sgit rev-parse sleb)" ] ||
+			git -C "$SERIES_EDIT" merge-base --is-ancestor HEAD "$(sgit rev-parse sleb)" 2>/dev/null ||
+			die "series: $SERIES_EDIT has commits patches/ does not: export them (--export) or remove the tree"
+		git -C "$SERIES_EDIT" fetch -q origin sleb
+		git -C "$SERIES_EDIT" checkout -q -B sleb FETCH_HEAD
+	else
+		note "checking out the series in $SERIES_EDIT (once, about a minute)"
+		rm -rf "$SERIES_EDIT"
+		git clone -q --shared --branch sleb "$SERIES_GIT" "$SERIES_EDIT"
+		git -C "$SERIES_EDIT" fetch -q origin 'refs/tags/base:refs/tags/base'
+	fi
+	for f in $(sgit diff-tree -r --name-only --diff-filter=A base sleb); do
+		r=$(repo_path "$f")
+		[ -n "$r" ] && [ -f "$SLEB_TOP/$r" ] && cp -p "$SLEB_TOP/$r" "$SERIES_EDIT/$f"
+	done
+	for r in $(cd "$SLEB_TOP" && git ls-files mm include lib Documentation tools); do
+		[ -f "$SERIES_EDIT/$r" ] || { mkdir -p "$SERIES_EDIT/$(dirname "$r")" && cp -p "$SLEB_TOP/$r" "$SERIES_EDIT/$r"; }
+	done
+	merge_maintainers "$PRISTINE/MAINTAINERS" "$SLEB_TOP/MAINTAINERS" "$SERIES_EDIT/MAINTAINERS"
+	if [ -n "$(git -C "$SERIES_EDIT" status --porcelain)" ]; then
+		git -C "$SERIES_EDIT" add -A
+		git -C "$SERIES_EDIT" -c user.name="SLEB developers" -c user.email=sleb@example.org \
+			commit -q -m "WIP: repository files not in the series yet"
+		note "the repository's files differ from the last patch's: they are the last commit (WIP) of $SERIES_EDIT"
+	fi
+	echo "$SERIES_EDIT"
+}
+
+# series_export: patches/ and the repository's files from the commits of
+# the --edit tree since the base.
+series_export() {
+	local dir=$SERIES_EDIT tmp f r n=0 p title
+	[ -d "$dir/.git" ] || die "series: no tree to export: run scripts/sleb series --edit first"
+	[ -z "$(git -C "$dir" status --porcelain)" ] ||
+		die "series: $dir has uncommitted changes: commit them first"
+	git -C "$dir" log --format=%s base..HEAD | grep -q '^WIP: ' &&
+		die "series: $dir still has a WIP commit: put its changes into their patches first"
+	tmp=$(mktemp -d)
+	git -C "$dir" format-patch -q --zero-commit --no-signature --no-numbered -o "$tmp" base..HEAD >/dev/null
+	[ -n "$(ls "$tmp")" ] || die "series: $dir has no commit on top of the base"
+	rm -f "$SLEB_TOP"/patches/[0-9][0-9][0-9][0-9]-*.patch
+	: >"$SLEB_TOP/patches/series"
+	for p in "$tmp"/*.patch; do
+		cp "$p" "$SLEB_TOP/patches/"
+		basename "$p" >>"$SLEB_TOP/patches/series"
+		n=$((n + 1))
+	done
+	for f in $(git -C "$dir" diff-tree -r --name-only --diff-filter=A base HEAD); do
+		r=$(repo_path "$f")
+		[ -n "$r" ] || continue
+		mkdir -p "$SLEB_TOP/$(dirname "$r")"
+		git -C "$dir" show "HEAD:$f" >"$SLEB_TOP/$r"
+		[ "$(git -C "$dir" ls-tree HEAD -- "$f" | cut -d' ' -f1)" = 100755 ] && chmod +x "$SLEB_TOP/$r"
+	done
+	title=$(head -n 1 "$SLEB_TOP/MAINTAINERS")
+	git -C "$dir" show HEAD:MAINTAINERS >"$tmp/MAINTAINERS"
+	maintainers_entry "$tmp/MAINTAINERS" >"$tmp/entry"
+	if [ -s "$tmp/entry" ]; then
+		cp "$tmp/entry" "$SLEB_TOP/MAINTAINERS"
+	else
+		note "the series' MAINTAINERS has no entry titled '$title': the repository's is left as it is"
+	fi
+	for r in $(cd "$SLEB_TOP" && git ls-files mm include lib Documentation tools); do
+		git -C "$dir" cat-file -e "HEAD:$r" 2>/dev/null || note "no patch adds $r any more: remove it (git rm)"
+	done
+	rm -rf "$tmp"
+	note "wrote $n patches to patches/ and the files they add to the repository"
 }
 
 series_cover() {
@@ -332,13 +361,33 @@ series_quick_check() {
 		return
 	fi
 	t_ok "series: generated $(ls "$out"/0*.patch | grep -vc '/0000-cover-letter') patches and a cover letter"
+	series_matches_repo
 	series_checkpatch "$out"
 	series_compile_checks
 }
 
-# Full check: git am on a fresh tree, every patch builds with SLEB and SLUB.
+# series_build_patch TREE ALLOC DIR: configure as the tests do (the
+# fragments of today's scripts/config; options a patch does not have yet
+# drop out) and build a bzImage; the build log is DIR/build.log.
+series_build_patch() {
+	local tree=$1 alloc=$2 b=$3
+	mkdir -p "$b"
+	(cd "$tree" && make O="$b" tinyconfig >"$b/config.log" 2>&1 &&
+		scripts/kconfig/merge_config.sh -m -O "$b" "$b/.config" \
+			$(config_fragments "$alloc" fast) >>"$b/config.log" 2>&1 &&
+		make O="$b" olddefconfig >>"$b/config.log" 2>&1) || return 1
+	grep -q "^CONFIG_$(echo "$alloc" | tr a-z A-Z)=y" "$b/.config" || return 1
+	make -C "$tree" O="$b" CC="ccache gcc" HOSTCC="ccache gcc" -j"$JOBS" bzImage >"$b/build.log" 2>&1
+}
+
+# Full check: git am of the series on a fresh checkout of the base; every
+# patch builds with SLUB, and from the first one that offers CONFIG_SLEB
+# on, builds with SLEB and boots: to userspace, hackbench, and SLEB's KUnit
+# suite as far as the patch has it.  One line per patch and step; the
+# KUnit cases and the console's checks are counted, their lines kept in
+# the patch's boot folder.
 series_full_check() {
-	local out=$1 tree=$SERIES_DIR/am-tree n=0 p alloc b
+	local out=$1 tree=$SERIES_DIR/am-tree n=0 total p alloc b subj log before
 	rm -rf "$tree"
 	git clone -q --shared "$SERIES_GIT" "$tree" 2>/dev/null || git clone -q "$SERIES_GIT" "$tree"
 	(cd "$tree" && git checkout -q -b am base)
@@ -348,24 +397,38 @@ series_full_check() {
 		t_fail "series: git am of the series on a fresh base tree"
 		return
 	fi
+	guest_base_initramfs
+	RUN_SMP=2 RUN_NUMA=1 RUN_MEM=1G RUN_ICOUNT=0 RUN_QUIET=1 RUN_TIMEOUT=1200
+	total=$(cd "$tree" && git rev-list --count base..am)
 	for p in $(cd "$tree" && git rev-list --reverse base..am); do
 		n=$((n + 1))
 		(cd "$tree" && git checkout -q "$p")
-		for alloc in sleb slub; do
+		subj=$(cd "$tree" && git log -1 --format=%s)
+		t_line "# series: patch $n/$total: $subj"
+		for alloc in slub sleb; do
 			b=$SERIES_DIR/build-$alloc
-			mkdir -p "$b"
-			if [ "$alloc" = sleb ] && [ ! -f "$tree/mm/sleb.c" ]; then
-				t_ok "series: patch $n builds with CONFIG_SLEB=y # SKIP SLEB not added yet"
+			if [ "$alloc" = sleb ] && ! grep -qs '^config SLEB$' "$tree"/mm/Kconfig "$tree"/mm/Kconfig.sleb; then
+				t_line "ok - series: patch $n/$total builds with CONFIG_SLEB=y # SKIP not selectable yet"
 				continue
 			fi
-			(cd "$tree" && make O="$b" tinyconfig >/dev/null 2>&1 &&
-				scripts/kconfig/merge_config.sh -m -O "$b" "$b/.config" \
-					$(config_fragments "$alloc" fast) >/dev/null 2>&1 &&
-				make O="$b" olddefconfig >/dev/null 2>&1)
-			if make -C "$tree" O="$b" CC="ccache gcc" -j"$JOBS" bzImage >"$b/build.log" 2>&1; then
-				t_ok "series: patch $n builds with CONFIG_$(echo $alloc | tr a-z A-Z)=y"
+			if series_build_patch "$tree" "$alloc" "$b"; then
+				t_ok "series: patch $n/$total builds with CONFIG_$(echo $alloc | tr a-z A-Z)=y"
 			else
-				t_fail "series: patch $n builds with CONFIG_$(echo $alloc | tr a-z A-Z)=y (log: $b/build.log)"
+				t_fail "series: patch $n/$total builds with CONFIG_$(echo $alloc | tr a-z A-Z)=y (log: $b/build.log)"
+				continue
+			fi
+			[ "$alloc" = sleb ] || continue
+			log=$SERIES_DIR/boot/$(printf %04d "$n")/console.log
+			mkdir -p "$(dirname "$log")"
+			RUN_APPEND="kunit.filter_glob=sleb*"
+			guest_run "$b/arch/x86/boot/bzImage" "$SLEB_TOP/scripts/guest/series-boot.sh" "$log" || true
+			before=$T_FAIL
+			SC_COUNTS=- count_scenario "series: patch $n/$total" "$log" >"$(dirname "$log")/counts.txt"
+			if [ "$GUEST_RC" = 0 ] && [ "$T_FAIL" = "$before" ]; then
+				t_ok "series: patch $n/$total boots with SLEB: $(grep -c '^ok ' "$(dirname "$log")/counts.txt") checks pass (KUnit, hackbench, console)"
+			else
+				grep '^not ok' "$(dirname "$log")/counts.txt" | head -n 5 | sed 's/^/# /'
+				t_fail "series: patch $n/$total boots with SLEB (status $GUEST_RC; console: $log)"
 			fi
 		done
 	done
@@ -373,19 +436,31 @@ series_full_check() {
 }
 
 cmd_series() {
-	local out="" check=0 a
+	local out="" check=0 edit=0 export=0 a
 	for a in "$@"; do
 		case $a in
 		--out=*) out=${a#*=} ;;
 		--check) check=1 ;;
+		--edit) edit=1 ;;
+		--export) export=1 ;;
 		*) die "series: unknown option '$a' (see scripts/sleb help)" ;;
 		esac
 	done
+	[ $((check + edit + export)) -le 1 ] || die "series: --check, --edit and --export go one at a time"
+	if [ "$edit" = 1 ]; then
+		series_edit
+		return
+	fi
+	if [ "$export" = 1 ]; then
+		series_export
+		return
+	fi
 	[ -n "$out" ] || out=$SERIES_DIR/out
 	case $out in /*) ;; *) out=$PWD/$out ;; esac
 	series_write "$out"
 	echo "# series written to $out"
 	[ "$check" = 1 ] || return 0
+	series_matches_repo
 	series_checkpatch "$out"
 	series_compile_checks
 	series_full_check "$out"

@@ -498,7 +498,9 @@ test --only=|--only needs a scenario name or glob
 run --module=bogus|unknown module 'bogus'
 recheck /nonexistent/sleb-results|no results folder
 bench --rounds=0|bench: --rounds must be 1..100
-bench --allocs=slab-nodebug|only sleb and slub have debugging code
+bench --allocs=slab-nodebug|unknown allocator 'slab-nodebug'
+build --bare --alloc=sleb|--bare builds the base without the series, which has SLUB only
+run --bare|--bare boots the base without the series, which has SLUB only
 bench --allocs=sleb,sleb|--allocs names sleb twice
 bench --distro|bench: --distro needs --icount
 bench --cache --icount|bench: --cache runs under -icount of its own
@@ -506,6 +508,7 @@ bench --scale --icount|bench: --scale runs 8 vCPUs under TCG
 run --cache-model=l1=32K;ways=8|bad --cache-model 'l1=32K;ways=8'
 run --cache-model=out=x|--cache-model: symbols= and out= are set by scripts/sleb
 series --bogus|unknown option
+series --edit --export|--check, --edit and --export go one at a time
 CASES
 	rm -rf "$SLEB_CACHE/cli-check"
 }
@@ -955,7 +958,7 @@ cmd_bench() {
 	for a in $(echo "$list" | tr ',' ' '); do
 		case $a in
 		slub-nodebug | sleb-nodebug) check_alloc "${a%-nodebug}" ;;
-		*-nodebug) die "bench: only sleb and slub have debugging code to leave out ($a)" ;;
+		*-nodebug) die "bench: unknown allocator '$a' (one of: $ALLOCS, sleb-nodebug, slub-nodebug)" ;;
 		*) check_alloc "$a" ;;
 		esac
 		case $seen in *" $a "*) die "bench: --allocs names $a twice" ;; esac
@@ -966,6 +969,10 @@ cmd_bench() {
 	[ -n "$allocs" ] || die "bench: --allocs names no allocator"
 	loops=800
 	kbench_n=10000
+	# Its concurrent cases hold n objects per CPU: 8 CPUs of 16 KiB
+	# objects at n=10000 take 1.25 GiB, more than a node of the scale
+	# point has (512 MiB).
+	[ "$scale" = 0 ] || kbench_n=2000
 	rr_seconds=2
 	[ -n "$out" ] || out=$SLEB_CACHE/bench/$(date +%Y%m%d-%H%M%S)
 	mkdir -p "$out/logs" || die "bench: cannot create $out"

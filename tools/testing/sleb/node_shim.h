@@ -11,7 +11,7 @@
  *   unlikely							include/linux/compiler.h
  *   lockdep_assert_held: nothing; the harness has one thread	include/linux/lockdep.h
  *   struct slab, struct kmem_cache_node: the fields SLEB has	mm/slab.h (CONFIG_SLEB)
- *   struct kmem_cache: the fields mm/sleb_node.h reads		include/linux/sleb_def.h
+ *   struct kmem_cache: the fields mm/sleb_node.h reads		mm/sleb_def.h
  *   slab_map()							mm/sleb.h
  *   slab_test_pfmemalloc()					mm/slab.h
  *
