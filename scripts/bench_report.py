@@ -9,7 +9,7 @@ meta.txt (key=value: allocs, timing_mode, loops, ...) and kernels.txt
 ("ALLOC BUILD_DIR" per line; each BUILD_DIR has the kernel's .config).
 Writes DIR/results.md, and DIR/*.png when gnuplot is installed.
 """
-import csv, math, os, re, statistics, subprocess, sys
+import csv, math, os, re, shutil, statistics, subprocess, sys
 
 out = sys.argv[1]
 meta = {}
@@ -435,6 +435,9 @@ for case in ("cold_free", "cold_alloc"):
 scripts.append(panels_script(os.path.join(out, "cache.png"), ck, "object size (bytes)",
                              "L1D misses per op", True, False, (2, 2)))
 pngs = []
+# Without gnuplot there are no plots; results.md is the same otherwise.
+if not shutil.which("gnuplot"):
+    scripts = []
 for n, gp in enumerate(s for s in scripts if s):
     fn = os.path.join(pdir, "plot%d.gp" % n)
     with open(fn, "w") as f:
