@@ -190,9 +190,8 @@ series_edit() {
 	if [ -d "$SERIES_EDIT/.git" ]; then
 		[ -z "$(git -C "$SERIES_EDIT" status --porcelain)" ] ||
 			die "series: $SERIES_EDIT has uncommitted changes: commit or remove them"
-		[ "$(git -C "$SERIES_EDIT" rev-parse HEAD)" = "$(sgit rev-parse sleb)" ] ||
-			git -C "$SERIES_EDIT" merge-base --is-ancestor HEAD "$(sgit rev-parse sleb)" 2>/dev/null ||
-			die "series: $SERIES_EDIT has commits patches/ does not: export them (--export) or remove the tree"
+		series_edit_exported ||
+			die "series: $SERIES_EDIT has commits patches/ does not have: export them (--export) or remove the tree"
 		git -C "$SERIES_EDIT" fetch -q origin sleb
 		git -C "$SERIES_EDIT" checkout -q -B sleb FETCH_HEAD
 	else
@@ -210,12 +209,29 @@ series_edit() {
 	done
 	merge_maintainers "$PRISTINE/MAINTAINERS" "$SLEB_TOP/MAINTAINERS" "$SERIES_EDIT/MAINTAINERS"
 	if [ -n "$(git -C "$SERIES_EDIT" status --porcelain)" ]; then
-		git -C "$SERIES_EDIT" add -A
+		git -C "$SERIES_EDIT" add -A -f
 		git -C "$SERIES_EDIT" -c user.name="SLEB developers" -c user.email=sleb@example.org \
 			commit -q -m "WIP: repository files not in the series yet"
 		note "the repository's files differ from the last patch's: they are the last commit (WIP) of $SERIES_EDIT"
 	fi
 	echo "$SERIES_EDIT"
+}
+
+# series_edit_exported: the commits of the --edit tree are patches/ as it
+# is, byte for byte once written as --export writes them.
+series_edit_exported() {
+	local tmp p rc=0
+	tmp=$(mktemp -d)
+	git -C "$SERIES_EDIT" format-patch -q --zero-commit --no-signature --no-numbered \
+		-o "$tmp" base..HEAD >/dev/null 2>&1 || rc=1
+	[ "$rc" = 0 ] && [ "$(cd "$tmp" && ls)" = "$(series_patches)" ] || rc=1
+	if [ "$rc" = 0 ]; then
+		for p in $(series_patches); do
+			cmp -s "$tmp/$p" "$SLEB_TOP/patches/$p" || rc=1
+		done
+	fi
+	rm -rf "$tmp"
+	return "$rc"
 }
 
 # series_export: patches/ and the repository's files from the commits of
