@@ -21,11 +21,16 @@ SERIES_MOVE_EXCEPTIONS="0001-mm-slab-move-allocator-independent-hooks-out-of-slu
 # the loop's three clauses, as SLUB's iterator of that name does.
 SERIES_SLEB_EXCEPTIONS="[0-9]*-mm-sleb-add-SLEB-the-Enhanced-Slab-Allocator.patch:[0-9]*: (CHECK: Avoid CamelCase: <__(Set|Clear)PageSlab>|CHECK: Macro argument reuse 'node' - possible side-effects\\?)"
 
+# Commits keep the author and date a patch names (series_commit_all); the
+# committer and its date are fixed, so that the same patches make the same
+# commits.
 sgit() {
 	GIT_DIR=$SERIES_GIT GIT_INDEX_FILE=$SERIES_DIR/index \
-		GIT_AUTHOR_NAME="SLEB developers" GIT_AUTHOR_EMAIL=sleb@example.org \
+		GIT_AUTHOR_NAME=${GIT_AUTHOR_NAME:-SLEB developers} \
+		GIT_AUTHOR_EMAIL=${GIT_AUTHOR_EMAIL:-sleb@example.org} \
+		GIT_AUTHOR_DATE=${GIT_AUTHOR_DATE:-2026-12-02T00:00:00Z} \
 		GIT_COMMITTER_NAME="SLEB developers" GIT_COMMITTER_EMAIL=sleb@example.org \
-		GIT_AUTHOR_DATE="2026-12-02T00:00:00Z" GIT_COMMITTER_DATE="2026-12-02T00:00:00Z" \
+		GIT_COMMITTER_DATE="2026-12-02T00:00:00Z" \
 		git "$@"
 }
 
@@ -208,8 +213,12 @@ series_edit() {
 		[ -f "$SERIES_EDIT/$r" ] || { mkdir -p "$SERIES_EDIT/$(dirname "$r")" && cp -p "$SLEB_TOP/$r" "$SERIES_EDIT/$r"; }
 	done
 	merge_maintainers "$PRISTINE/MAINTAINERS" "$SLEB_TOP/MAINTAINERS" "$SERIES_EDIT/MAINTAINERS"
+	# Only what was copied: Debian's .gitignore ignores the whole tree,
+	# so that "git add -f" takes in whatever else lies around.
+	git -C "$SERIES_EDIT" add -f -- MAINTAINERS $(sgit diff-tree -r --name-only --diff-filter=A base sleb |
+		while read -r f; do [ -n "$(repo_path "$f")" ] && echo "$f"; done) \
+		$(cd "$SLEB_TOP" && git ls-files mm include lib Documentation tools)
 	if [ -n "$(git -C "$SERIES_EDIT" status --porcelain)" ]; then
-		git -C "$SERIES_EDIT" add -A -f
 		git -C "$SERIES_EDIT" -c user.name="SLEB developers" -c user.email=sleb@example.org \
 			commit -q -m "WIP: repository files not in the series yet"
 		note "the repository's files differ from the last patch's: they are the last commit (WIP) of $SERIES_EDIT"
@@ -403,7 +412,7 @@ series_build_patch() {
 # KUnit cases and the console's checks are counted, their lines kept in
 # the patch's boot folder.
 series_full_check() {
-	local out=$1 tree=$SERIES_DIR/am-tree n=0 total p alloc b subj log before
+	local out=$1 from=$2 tree=$SERIES_DIR/am-tree n=0 total p alloc b subj log before
 	rm -rf "$tree"
 	git clone -q --shared "$SERIES_GIT" "$tree" 2>/dev/null || git clone -q "$SERIES_GIT" "$tree"
 	(cd "$tree" && git checkout -q -b am base)
@@ -418,6 +427,7 @@ series_full_check() {
 	total=$(cd "$tree" && git rev-list --count base..am)
 	for p in $(cd "$tree" && git rev-list --reverse base..am); do
 		n=$((n + 1))
+		[ "$n" -ge "$from" ] || continue
 		(cd "$tree" && git checkout -q "$p")
 		subj=$(cd "$tree" && git log -1 --format=%s)
 		t_line "# series: patch $n/$total: $subj"
@@ -452,11 +462,15 @@ series_full_check() {
 }
 
 cmd_series() {
-	local out="" check=0 edit=0 export=0 a
+	local out="" check=0 edit=0 export=0 from=1 a
 	for a in "$@"; do
 		case $a in
 		--out=*) out=${a#*=} ;;
 		--check) check=1 ;;
+		--from=*)
+			from=${a#*=}
+			case $from in '' | *[!0-9]* | 0) die "series: bad --from '$from' (a patch number, 1 or more)" ;; esac
+			;;
 		--edit) edit=1 ;;
 		--export) export=1 ;;
 		*) die "series: unknown option '$a' (see scripts/sleb help)" ;;
@@ -479,7 +493,7 @@ cmd_series() {
 	series_matches_repo
 	series_checkpatch "$out"
 	series_compile_checks
-	series_full_check "$out"
+	series_full_check "$out" "$from"
 	echo "$T_PASS passed, $T_FAIL failed"
 	[ "$T_FAIL" = 0 ]
 }

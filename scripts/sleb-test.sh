@@ -509,6 +509,7 @@ run --cache-model=l1=32K;ways=8|bad --cache-model 'l1=32K;ways=8'
 run --cache-model=out=x|--cache-model: symbols= and out= are set by scripts/sleb
 series --bogus|unknown option
 series --edit --export|--check, --edit and --export go one at a time
+series --check --from=x|series: bad --from 'x'
 CASES
 	rm -rf "$SLEB_CACHE/cli-check"
 }
