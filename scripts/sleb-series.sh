@@ -183,6 +183,26 @@ series_matches_repo() {
 # The git tree of --edit and --export.
 SERIES_EDIT=$SERIES_DIR/edit
 
+# series_format_patch DIR OUT: the commits of DIR since the base as
+# patches/ keeps them: zero hashes, no signature, no numbers, and the same
+# bytes whatever the user's git configuration or the repository's packing.
+series_format_patch() {
+	GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 git -C "$1" -c diff.algorithm=myers \
+		format-patch -q --abbrev=9 --no-renames --no-cover-letter --zero-commit \
+		--no-signature --no-numbered -o "$2" base..HEAD >/dev/null
+}
+
+# A fingerprint of patches/, kept in the --edit tree: the series it holds.
+patches_fingerprint() {
+	(cd "$SLEB_TOP/patches" && cat series $(series_patches)) | md5sum | cut -d' ' -f1
+}
+
+# series_edit_dirty: uncommitted work in the --edit tree, new files
+# included (Debian's .gitignore ignores them all).
+series_edit_dirty() {
+	[ -n "$(git -C "$SERIES_EDIT" status --porcelain --ignored -- mm include lib Documentation tools MAINTAINERS)" ]
+}
+
 # series_edit: a git checkout of the base with one commit per patch of
 # patches/ ($SERIES_EDIT, branch sleb), for git rebase -i, commit --fixup
 # and the like.  Repository files that differ from the last patch's go on
@@ -193,21 +213,32 @@ series_edit() {
 	series_base
 	series_commit_all
 	if [ -d "$SERIES_EDIT/.git" ]; then
-		[ -z "$(git -C "$SERIES_EDIT" status --porcelain)" ] ||
-			die "series: $SERIES_EDIT has uncommitted changes: commit or remove them"
-		series_edit_exported ||
+		series_edit_dirty && die "series: $SERIES_EDIT has uncommitted changes: commit or remove them"
+		if ! series_edit_exported; then
+			if [ "$(cat "$SERIES_EDIT/.git/sleb-patches" 2>/dev/null)" != "$(patches_fingerprint)" ]; then
+				die "series: patches/ changed since $SERIES_EDIT was made, and the tree has commits of its own: move them onto the new series by hand, or remove the tree"
+			fi
 			die "series: $SERIES_EDIT has commits patches/ does not have: export them (--export) or remove the tree"
+		fi
 		git -C "$SERIES_EDIT" fetch -q origin sleb
 		git -C "$SERIES_EDIT" checkout -q -B sleb FETCH_HEAD
 	else
 		note "checking out the series in $SERIES_EDIT (once, about a minute)"
 		rm -rf "$SERIES_EDIT"
-		git clone -q --shared --branch sleb "$SERIES_GIT" "$SERIES_EDIT"
+		# A clone of its own (hard links, no alternates): the series'
+		# repository moves its branch on every test run.
+		git clone -q --branch sleb "$SERIES_GIT" "$SERIES_EDIT"
 		git -C "$SERIES_EDIT" fetch -q origin 'refs/tags/base:refs/tags/base'
 	fi
+	patches_fingerprint >"$SERIES_EDIT/.git/sleb-patches"
 	for f in $(sgit diff-tree -r --name-only --diff-filter=A base sleb); do
 		r=$(repo_path "$f")
-		[ -n "$r" ] && [ -f "$SLEB_TOP/$r" ] && cp -p "$SLEB_TOP/$r" "$SERIES_EDIT/$f"
+		[ -n "$r" ] || continue
+		if [ -f "$SLEB_TOP/$r" ]; then
+			cp -p "$SLEB_TOP/$r" "$SERIES_EDIT/$f"
+		else
+			git -C "$SERIES_EDIT" rm -q -- "$f"
+		fi
 	done
 	for r in $(cd "$SLEB_TOP" && git ls-files mm include lib Documentation tools); do
 		[ -f "$SERIES_EDIT/$r" ] || { mkdir -p "$SERIES_EDIT/$(dirname "$r")" && cp -p "$SLEB_TOP/$r" "$SERIES_EDIT/$r"; }
@@ -231,8 +262,7 @@ series_edit() {
 series_edit_exported() {
 	local tmp p rc=0
 	tmp=$(mktemp -d)
-	git -C "$SERIES_EDIT" format-patch -q --zero-commit --no-signature --no-numbered \
-		-o "$tmp" base..HEAD >/dev/null 2>&1 || rc=1
+	series_format_patch "$SERIES_EDIT" "$tmp" 2>/dev/null || rc=1
 	[ "$rc" = 0 ] && [ "$(cd "$tmp" && ls)" = "$(series_patches)" ] || rc=1
 	if [ "$rc" = 0 ]; then
 		for p in $(series_patches); do
@@ -243,17 +273,42 @@ series_edit_exported() {
 	return "$rc"
 }
 
+# series_export_would_lose DIR: die if a repository file with uncommitted
+# changes is not what the export would write (a change made after --edit).
+series_export_would_lose() {
+	local dir=$1 r f tmp
+	tmp=$(mktemp)
+	for r in $(git -C "$SLEB_TOP" status --porcelain -- mm include lib Documentation tools Kconfig.sleb MAINTAINERS | cut -c4-); do
+		f=$r
+		[ "$r" = Kconfig.sleb ] && f=mm/Kconfig.sleb
+		if [ "$r" = MAINTAINERS ]; then
+			git -C "$dir" show HEAD:MAINTAINERS >"$tmp"
+			maintainers_entry "$tmp" | cmp -s - "$SLEB_TOP/MAINTAINERS" && continue
+		elif [ -f "$SLEB_TOP/$r" ] && git -C "$dir" cat-file -e "HEAD:$f" 2>/dev/null &&
+			[ "$(git -C "$dir" rev-parse "HEAD:$f")" = "$(git hash-object "$SLEB_TOP/$r")" ]; then
+			continue
+		fi
+		rm -f "$tmp"
+		die "series: the repository's $r has uncommitted changes the tree does not have: commit them, or put them into the tree first"
+	done
+	rm -f "$tmp"
+}
+
 # series_export: patches/ and the repository's files from the commits of
 # the --edit tree since the base.
 series_export() {
 	local dir=$SERIES_EDIT tmp f r n=0 p title
 	[ -d "$dir/.git" ] || die "series: no tree to export: run scripts/sleb series --edit first"
-	[ -z "$(git -C "$dir" status --porcelain)" ] ||
-		die "series: $dir has uncommitted changes: commit them first"
-	git -C "$dir" log --format=%s base..HEAD | grep -q '^WIP: ' &&
+	series_edit_dirty && die "series: $dir has uncommitted changes (new files too): commit them first"
+	[ -z "$(git -C "$dir" log --format=%s --grep='^WIP: ' base..HEAD)" ] ||
 		die "series: $dir still has a WIP commit: put its changes into their patches first"
+	# What --export writes over: patches/ as --edit found it, and no
+	# change of the repository's own since.
+	[ "$(cat "$dir/.git/sleb-patches" 2>/dev/null)" = "$(patches_fingerprint)" ] ||
+		die "series: patches/ changed since $dir was made: run --edit again (after moving the tree's commits onto the new series)"
+	series_export_would_lose "$dir"
 	tmp=$(mktemp -d)
-	git -C "$dir" format-patch -q --zero-commit --no-signature --no-numbered -o "$tmp" base..HEAD >/dev/null
+	series_format_patch "$dir" "$tmp"
 	[ -n "$(ls "$tmp")" ] || die "series: $dir has no commit on top of the base"
 	rm -f "$SLEB_TOP"/patches/[0-9][0-9][0-9][0-9]-*.patch
 	: >"$SLEB_TOP/patches/series"
@@ -281,6 +336,7 @@ series_export() {
 		git -C "$dir" cat-file -e "HEAD:$r" 2>/dev/null || note "no patch adds $r any more: remove it (git rm)"
 	done
 	rm -rf "$tmp"
+	patches_fingerprint >"$dir/.git/sleb-patches"
 	note "wrote $n patches to patches/ and the files they add to the repository"
 }
 
@@ -414,9 +470,10 @@ series_build_patch() {
 series_full_check() {
 	local out=$1 from=$2 tree=$SERIES_DIR/am-tree n=0 total p alloc b subj log before
 	rm -rf "$tree"
-	git clone -q --shared "$SERIES_GIT" "$tree" 2>/dev/null || git clone -q "$SERIES_GIT" "$tree"
+	git clone -q "$SERIES_GIT" "$tree"
 	(cd "$tree" && git checkout -q -b am base)
-	if (cd "$tree" && git am -q $(ls "$out"/0*.patch | grep -v '/0000-cover-letter')); then
+	if (cd "$tree" && git -c user.name="SLEB developers" -c user.email=sleb@example.org \
+		am -q $(ls "$out"/0*.patch | grep -v '/0000-cover-letter')); then
 		t_ok "series: git am of the series on a fresh base tree"
 	else
 		t_fail "series: git am of the series on a fresh base tree"
@@ -453,7 +510,7 @@ series_full_check() {
 			if [ "$GUEST_RC" = 0 ] && [ "$T_FAIL" = "$before" ]; then
 				t_ok "series: patch $n/$total boots with SLEB: $(grep -c '^ok ' "$(dirname "$log")/counts.txt") checks pass (KUnit, hackbench, console)"
 			else
-				grep '^not ok' "$(dirname "$log")/counts.txt" | head -n 5 | sed 's/^/# /'
+				{ grep '^not ok' "$(dirname "$log")/counts.txt" || true; } | head -n 5 | sed 's/^/# /'
 				t_fail "series: patch $n/$total boots with SLEB (status $GUEST_RC; console: $log)"
 			fi
 		done
@@ -477,6 +534,7 @@ cmd_series() {
 		esac
 	done
 	[ $((check + edit + export)) -le 1 ] || die "series: --check, --edit and --export go one at a time"
+	[ "$from" = 1 ] || [ "$check" = 1 ] || die "series: --from goes with --check"
 	if [ "$edit" = 1 ]; then
 		series_edit
 		return

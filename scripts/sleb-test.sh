@@ -383,6 +383,7 @@ test_scenario() {
 	RUN_ALLOC=$alloc RUN_VARIANT=$SC_VARIANT RUN_QUIET=1 RUN_APPEND=$SC_APPEND
 	RUN_TIMEOUT=$SC_TIMEOUT RUN_SMP=2 RUN_NUMA=1 RUN_MEM=1G RUN_DIMM=0 RUN_ICOUNT=0 RUN_CACHE="" RUN_SMP_SET=0
 	for o in $SC_RUN; do
+		[ "$o" != --bare ] || die "$SCENARIOS: $SC_NAME: --bare boots SLUB without the series, no scenario of the suite"
 		parse_run_option "$o" || die "$SCENARIOS: $SC_NAME: '$o' is no option of scripts/sleb run"
 	done
 	check_run_options
