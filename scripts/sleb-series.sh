@@ -61,11 +61,6 @@ series_base() {
 # patch yields exactly them.  scripts/sleb series --edit and --export take
 # the series to a git tree and back (docs/series.md).
 
-# The files a git patch touches, both sides of its "diff --git a/F b/G" lines.
-patch_paths() {
-	sed -n 's/^diff --git a\/\([^ ]*\) b\/\([^ ]*\)$/\1\n\2/p' "$1" | sort -u
-}
-
 # Make the commits of patches/ on top of the base, as git am would, without
 # a checkout of the whole tree: the files a patch touches are staged in a
 # folder of their own.  Leaves refs/heads/sleb.
@@ -128,8 +123,13 @@ series_mode() {
 repo_path() {
 	case $1 in
 	mm/Kconfig.sleb) echo Kconfig.sleb ;;
-	mm/* | include/* | lib/* | Documentation/* | tools/*) echo "$1" ;;
+	*/*) case " $KERNEL_DIRS " in *" ${1%%/*} "*) echo "$1" ;; esac ;;
 	esac
+}
+
+# The repository's files at kernel paths.
+repo_kernel_files() {
+	(cd "$SLEB_TOP" && git ls-files $KERNEL_DIRS)
 }
 
 # The MAINTAINERS entry the series adds: the block of FILE whose title is
@@ -161,7 +161,7 @@ series_matches_repo() {
 # series: the last patch's $f differs from the repository's $r"
 		fi
 	done
-	for r in $(cd "$SLEB_TOP" && git ls-files mm include lib Documentation tools) Kconfig.sleb; do
+	for r in $(repo_kernel_files) Kconfig.sleb; do
 		f=$r
 		[ "$r" = Kconfig.sleb ] && f=mm/Kconfig.sleb
 		echo "$added" | grep -qx -F "$f" || bad="$bad
@@ -200,7 +200,7 @@ patches_fingerprint() {
 # series_edit_dirty: uncommitted work in the --edit tree, new files
 # included (Debian's .gitignore ignores them all).
 series_edit_dirty() {
-	[ -n "$(git -C "$SERIES_EDIT" status --porcelain --ignored -- mm include lib Documentation tools MAINTAINERS)" ]
+	[ -n "$(git -C "$SERIES_EDIT" status --porcelain --ignored -- $KERNEL_DIRS MAINTAINERS)" ]
 }
 
 # series_edit: a git checkout of the base with one commit per patch of
@@ -208,7 +208,7 @@ series_edit_dirty() {
 # and the like.  Repository files that differ from the last patch's go on
 # top as one more commit, so that nothing is lost.
 series_edit() {
-	local f r
+	local f r kept repo
 	prepare_source
 	series_base
 	series_commit_all
@@ -231,24 +231,26 @@ series_edit() {
 		git -C "$SERIES_EDIT" fetch -q origin 'refs/tags/base:refs/tags/base'
 	fi
 	patches_fingerprint >"$SERIES_EDIT/.git/sleb-patches"
-	for f in $(sgit diff-tree -r --name-only --diff-filter=A base sleb); do
+	# The series' files the repository keeps, and the repository's own.
+	kept=$(sgit diff-tree -r --name-only --diff-filter=A base sleb |
+		while read -r f; do [ -z "$(repo_path "$f")" ] || echo "$f"; done)
+	repo=$(repo_kernel_files)
+	for f in $kept; do
 		r=$(repo_path "$f")
-		[ -n "$r" ] || continue
 		if [ -f "$SLEB_TOP/$r" ]; then
 			cp -p "$SLEB_TOP/$r" "$SERIES_EDIT/$f"
 		else
 			git -C "$SERIES_EDIT" rm -q -- "$f"
 		fi
 	done
-	for r in $(cd "$SLEB_TOP" && git ls-files mm include lib Documentation tools); do
+	for r in $repo; do
 		[ -f "$SERIES_EDIT/$r" ] || { mkdir -p "$SERIES_EDIT/$(dirname "$r")" && cp -p "$SLEB_TOP/$r" "$SERIES_EDIT/$r"; }
 	done
 	merge_maintainers "$PRISTINE/MAINTAINERS" "$SLEB_TOP/MAINTAINERS" "$SERIES_EDIT/MAINTAINERS"
 	# Only what was copied: Debian's .gitignore ignores the whole tree,
-	# so that "git add -f" takes in whatever else lies around.
-	git -C "$SERIES_EDIT" add -f -- MAINTAINERS $(sgit diff-tree -r --name-only --diff-filter=A base sleb |
-		while read -r f; do [ -n "$(repo_path "$f")" ] && echo "$f"; done) \
-		$(cd "$SLEB_TOP" && git ls-files mm include lib Documentation tools)
+	# so that "git add -f" takes in whatever else lies around (a file
+	# removed above is staged already).
+	git -C "$SERIES_EDIT" add -f -- MAINTAINERS $(for f in $kept; do [ ! -f "$SERIES_EDIT/$f" ] || echo "$f"; done) $repo
 	if [ -n "$(git -C "$SERIES_EDIT" status --porcelain)" ]; then
 		git -C "$SERIES_EDIT" -c user.name="SLEB developers" -c user.email=sleb@example.org \
 			commit -q -m "WIP: repository files not in the series yet"
@@ -278,7 +280,7 @@ series_edit_exported() {
 series_export_would_lose() {
 	local dir=$1 r f tmp
 	tmp=$(mktemp)
-	for r in $(git -C "$SLEB_TOP" status --porcelain -- mm include lib Documentation tools Kconfig.sleb MAINTAINERS | cut -c4-); do
+	for r in $(git -C "$SLEB_TOP" status --porcelain -- $KERNEL_DIRS Kconfig.sleb MAINTAINERS | cut -c4-); do
 		f=$r
 		[ "$r" = Kconfig.sleb ] && f=mm/Kconfig.sleb
 		if [ "$r" = MAINTAINERS ]; then
@@ -332,7 +334,7 @@ series_export() {
 	else
 		note "the series' MAINTAINERS has no entry titled '$title': the repository's is left as it is"
 	fi
-	for r in $(cd "$SLEB_TOP" && git ls-files mm include lib Documentation tools); do
+	for r in $(repo_kernel_files); do
 		git -C "$dir" cat-file -e "HEAD:$r" 2>/dev/null || note "no patch adds $r any more: remove it (git rm)"
 	done
 	rm -rf "$tmp"

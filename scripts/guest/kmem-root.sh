@@ -19,3 +19,11 @@ kmem_release_root() {
 	umount $kmem_root 2>/dev/null
 	rm -f /tmp/kmem-root.img
 }
+
+# kmem_case_figures OUT CASE: the lines test_kmem printed (to OUT) before
+# CASE's result and after the result before it, "#" lines and the TAP
+# header left out: the figures a failing case prints.
+kmem_case_figures() {
+	awk -v c="$2" '/^(not )?ok / { if ($0 ~ " " c "$") { printf "%s", said; exit } said = ""; next }
+		!/^(#|TAP version|1\.\.)/ { said = said $0 "\n" }' "$1"
+}

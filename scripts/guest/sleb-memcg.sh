@@ -23,21 +23,16 @@ run_test_kmem() {
 	cat /tmp/$bin.out
 	grep -Eq "^(not )?ok .* test_kmem_basic$" /tmp/$bin.out ||
 		sleb_fail "$bin: test_kmem_basic reported"
-	: >/tmp/$bin.said
 	while IFS= read -r l; do
 		case $l in
 		"ok "*) sleb_ok "$bin: ${l#ok [0-9]* }" ;;
 		"not ok "*)
 			kmem_count_failure "$bin: ${l#not ok [0-9]* }" "$@"
-			# The figures the case printed before its result.
+			kmem_case_figures /tmp/$bin.out "${l#not ok [0-9]* }" >/tmp/$bin.said
 			while IFS= read -r f; do
 				sleb_note "$f"
 			done </tmp/$bin.said
 			;;
-		esac
-		case $l in
-		"ok "* | "not ok "* | "#"* | "TAP version"* | 1..*) : >/tmp/$bin.said ;;
-		*) echo "$l" >>/tmp/$bin.said ;;
 		esac
 	done </tmp/$bin.out
 }

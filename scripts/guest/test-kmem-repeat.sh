@@ -24,9 +24,7 @@ while [ $i -le "$runs" ]; do
 		case $r in
 		"not ok"*)
 			echo $(($(cat /tmp/kmem-fails.$c) + 1)) >/tmp/kmem-fails.$c
-			# The lines the case printed before its result.
-			awk -v c="$c" '/^(not )?ok / { if ($0 ~ " " c "$") { printf "%s", said; exit } said = ""; next }
-				!/^#/ { said = said "    " $0 "\n" }' /tmp/kmem.out
+			kmem_case_figures /tmp/kmem.out "$c" | sed 's/^/    /'
 			;;
 		esac
 	done
