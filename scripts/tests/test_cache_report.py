@@ -33,7 +33,8 @@ E 1 2 8193 8192 0
 R 2 3 [user] 0 user 2049 3 0
 E 2 3 2049 3 0
 R 3 4 [user] 0 user 131073 131072 131072
-E 3 4 131073 131072 131072
+R 3 4 [user] 0 other 11 4 4
+E 3 4 131084 131076 131076
 """
 CONSOLE = """[    1.0] SLEB-BENCH: kbench case=cold_free size=64 count=10 cycles_per_op=5 region=5 ops=10
 SLEB-CACHEMODEL: region=1 bytes=65536 passes=8 lines=1024
