@@ -181,14 +181,6 @@ static inline void stat(struct kmem_cache *s, enum sleb_stat_item item)
 #endif
 }
 
-static inline void stat_add(struct kmem_cache *s, enum sleb_stat_item item,
-			    unsigned int nr)
-{
-#ifdef CONFIG_SLEB_STATS
-	this_cpu_add(s->cpu->stat[item], nr);
-#endif
-}
-
 /* === Slab pages ========================================================== */
 
 static void sleb_run_ctor(struct kmem_cache *s, void *object)
@@ -3971,8 +3963,6 @@ struct sleb_attribute {
 	static struct sleb_attribute _name##_attr = __ATTR_RO_MODE(_name, 0400)
 #define SLEB_ATTR_RW(_name) \
 	static struct sleb_attribute _name##_attr = __ATTR_RW_MODE(_name, 0600)
-#define SLEB_ATTR_WO(_name) \
-	static struct sleb_attribute _name##_attr = __ATTR_WO(_name)
 
 static struct kset *slab_kset;
 

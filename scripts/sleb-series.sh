@@ -11,7 +11,7 @@ SERIES_SOB="Signed-off-by: $SERIES_AUTHOR"
 # loop variables and member names are used more than once by design.
 SERIES_TOOLS_EXCEPTIONS="[0-9]{4}-tools-testing-sleb-[^:]*:[0-9]*: (WARNING: Prefer (noinline|__noclone|__printf|__noreturn|__weak)|ERROR: Using weak declarations|CHECK: Avoid CamelCase: <LLVMFuzzerTestOneInput>|CHECK: Macro argument reuse '(pos|n|head|member)' - possible side-effects\\?|CHECK: Macro argument 'member' may be better as '\\(member\\)')"
 # checkpatch reads 'source "mm/Kconfig.sleb"' in mm/Kconfig as the file naming itself.
-SERIES_KCONFIG_EXCEPTION="[0-9]*-mm-sleb-add-SLEB-the-Enhanced-Slab-Allocator.patch:[0-9]*: WARNING: It's generally not useful to have the filename in the file"
+SERIES_KCONFIG_EXCEPTION="[0-9]*-mm-sleb-add-event-counters-CONFIG_SLEB_STATS.patch:[0-9]*: WARNING: It's generally not useful to have the filename in the file"
 
 # Patch 1 moves code out of mm/slub.c as it is: the alignment, long lines
 # and CamelCase page type helpers it carries are mm/slub.c's own.
@@ -19,7 +19,7 @@ SERIES_MOVE_EXCEPTIONS="0001-mm-slab-move-allocator-independent-hooks-out-of-slu
 # The allocator calls the kernel's page type helpers __SetPageSlab() and
 # __ClearPageSlab(); for_each_kmem_cache_node() names its loop variable in
 # the loop's three clauses, as SLUB's iterator of that name does.
-SERIES_SLEB_EXCEPTIONS="[0-9]*-mm-sleb-add-SLEB-the-Enhanced-Slab-Allocator.patch:[0-9]*: (CHECK: Avoid CamelCase: <__(Set|Clear)PageSlab>|CHECK: Macro argument reuse 'node' - possible side-effects\\?)"
+SERIES_SLEB_EXCEPTIONS="[0-9]*-mm-sleb-add-[^:]*:[0-9]*: (CHECK: Avoid CamelCase: <__(Set|Clear)PageSlab>|CHECK: Macro argument reuse 'node' - possible side-effects\\?)"
 
 # Commits keep the author and date a patch names (series_commit_all); the
 # committer and its date are fixed, so that the same patches make the same
@@ -347,7 +347,7 @@ series_cover() {
 	cover=$out/0000-cover-letter.patch
 	table=$(ls -t "$SLEB_CACHE"/bench/*/results.md 2>/dev/null | head -n 1 || true)
 	python3 "$SLEB_TOP/scripts/series/cover.py" "$cover" "$(base_version)" "$table" \
-		"$(plan_number 'mm/sleb: add SLEB')" "$(plan_number 'tools/testing/sleb:')"
+		"$(plan_number 'mm/sleb: make SLEB selectable')" "$(plan_number 'tools/testing/sleb:')"
 }
 
 # Write the series into $1; prints the patch files.
@@ -463,6 +463,18 @@ series_build_patch() {
 	make -C "$tree" O="$b" CC="ccache gcc" HOSTCC="ccache gcc" -j"$JOBS" bzImage >"$b/build.log" 2>&1
 }
 
+# W=1 on the SLEB objects a patch's SLEB build has: a warning of an
+# intermediate patch (a function only a later patch calls) shows here.
+series_patch_w1() {
+	local tree=$1 b=$2 objs="" o
+	for o in mm/sleb.o mm/sleb_debug.o lib/tests/sleb_kunit.o; do
+		[ -f "$b/$o" ] && objs="$objs $o"
+	done
+	# shellcheck disable=SC2086 # one word per object
+	make -C "$tree" O="$b" CC="ccache gcc" HOSTCC="ccache gcc" -j"$JOBS" W=1 $objs 2>&1 |
+		grep -E 'warning:|error:' || true
+}
+
 # Full check: git am of the series on a fresh checkout of the base; every
 # patch builds with SLUB, and from the first one that offers CONFIG_SLEB
 # on, builds with SLEB and boots: to userspace, hackbench, and SLEB's KUnit
@@ -470,7 +482,7 @@ series_build_patch() {
 # KUnit cases and the console's checks are counted, their lines kept in
 # the patch's boot folder.
 series_full_check() {
-	local out=$1 from=$2 tree=$SERIES_DIR/am-tree n=0 total p alloc b subj log before
+	local out=$1 from=$2 tree=$SERIES_DIR/am-tree n=0 total p alloc b subj log before w1
 	rm -rf "$tree"
 	git clone -q "$SERIES_GIT" "$tree"
 	(cd "$tree" && git checkout -q -b am base)
@@ -503,6 +515,13 @@ series_full_check() {
 				continue
 			fi
 			[ "$alloc" = sleb ] || continue
+			w1=$(series_patch_w1 "$tree" "$b")
+			if [ -z "$w1" ]; then
+				t_ok "series: patch $n/$total: W=1 is clean on SLEB's objects"
+			else
+				echo "$w1" | head -n 5 | sed 's/^/# /'
+				t_fail "series: patch $n/$total: W=1 is clean on SLEB's objects"
+			fi
 			log=$SERIES_DIR/boot/$(printf %04d "$n")/console.log
 			mkdir -p "$(dirname "$log")"
 			RUN_APPEND="kunit.filter_glob=sleb*"
