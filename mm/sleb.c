@@ -2273,7 +2273,7 @@ static int sleb_tune_in_use(struct kmem_cache *s, unsigned int queue,
 
 static int sleb_tune_defaults(struct kmem_cache *s, gfp_t gfp, bool unused)
 {
-	unsigned int queue = sleb_default_queue_size(s->size);
+	unsigned int queue = max(sleb_default_queue_size(s->size), s->queue_hint);
 	unsigned int shared = 0;
 
 	if (num_possible_cpus() > 1 && s->size <= PAGE_SIZE)
@@ -3197,6 +3197,8 @@ int do_kmem_cache_create(struct kmem_cache *s, const char *name, unsigned int si
 	s->ctor = args->ctor;
 	s->useroffset = args->useroffset;
 	s->usersize = args->usersize;
+	/* The sheaf size asked of SLUB: at least as many objects per CPU. */
+	s->queue_hint = min_t(unsigned int, args->sheaf_capacity, SLEB_QUEUE_MAX);
 	err = calculate_sizes(s);
 	if (err)
 		return err;

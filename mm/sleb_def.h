@@ -103,6 +103,7 @@ struct sleb_order_objects {
  * @cpu_queue_size: capacity of each per-cpu queue
  * @cpu_batch_size: objects moved per refill or drain
  * @shared_queue_size: capacity of each node's shared array, 0 if none
+ * @queue_hint: the least default queue, kmem_cache_args.sheaf_capacity
  * @allocflags: gfp flags added to each slab allocation
  * @refcount: users of the cache, aliases included
  * @ctor: object constructor
@@ -131,6 +132,7 @@ struct kmem_cache {
 	unsigned int cpu_queue_size;
 	unsigned int cpu_batch_size;
 	unsigned int shared_queue_size;
+	unsigned int queue_hint;
 	gfp_t allocflags;
 	int refcount;
 	void (*ctor)(void *object);

@@ -1451,6 +1451,31 @@ static void test_sheaf(struct kunit *test)
 	kmem_cache_destroy(s);
 }
 
+/*
+ * kmem_cache_args.sheaf_capacity, which the maple tree and the VMA cache
+ * set for SLUB's sheaves, is the least queue a new cache gets; a smaller
+ * one leaves the default.
+ */
+static void test_sheaf_capacity_hint(struct kunit *test)
+{
+	struct kmem_cache_args args = { .sheaf_capacity = 200 };
+	unsigned int def = sleb_default_queue_size(TEST_SIZE);
+	struct kmem_cache *s;
+
+	KUNIT_ASSERT_LT(test, def, args.sheaf_capacity);
+	s = kmem_cache_create("TestSleb_sheaf_cap", TEST_SIZE, &args, 0);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_EXPECT_EQ(test, s->cpu_queue_size, args.sheaf_capacity);
+	KUNIT_EXPECT_EQ(test, s->cpu_batch_size, sleb_default_batch(args.sheaf_capacity));
+	kmem_cache_destroy(s);
+
+	args.sheaf_capacity = 4;
+	s = kmem_cache_create("TestSleb_sheaf_cap", TEST_SIZE, &args, 0);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_EXPECT_EQ(test, s->cpu_queue_size, def);
+	kmem_cache_destroy(s);
+}
+
 /* krealloc() keeps an object that is big enough and keeps the contents of one that is not. */
 static void test_krealloc(struct kunit *test)
 {
@@ -1507,6 +1532,7 @@ static struct kunit_case sleb_test_cases[] = {
 	KUNIT_CASE(test_irq_over_queue_owner),
 #endif
 	KUNIT_CASE(test_sheaf),
+	KUNIT_CASE(test_sheaf_capacity_hint),
 	KUNIT_CASE(test_krealloc),
 	{}
 };
