@@ -460,7 +460,7 @@ series_build_patch() {
 			$(config_fragments "$alloc" fast) >>"$b/config.log" 2>&1 &&
 		make O="$b" olddefconfig >>"$b/config.log" 2>&1) || return 1
 	grep -q "^CONFIG_$(echo "$alloc" | tr a-z A-Z)=y" "$b/.config" || return 1
-	make -C "$tree" O="$b" CC="ccache gcc" HOSTCC="ccache gcc" -j"$JOBS" bzImage >"$b/build.log" 2>&1
+	(WORK=$tree OUT=$b kmake bzImage) >"$b/build.log" 2>&1
 }
 
 # W=1 on the SLEB objects a patch's SLEB build has: a warning of an
@@ -471,8 +471,7 @@ series_patch_w1() {
 		[ -f "$b/$o" ] && objs="$objs $o"
 	done
 	# shellcheck disable=SC2086 # one word per object
-	make -C "$tree" O="$b" CC="ccache gcc" HOSTCC="ccache gcc" -j"$JOBS" W=1 $objs 2>&1 |
-		grep -E 'warning:|error:' || true
+	(WORK=$tree OUT=$b kmake W=1 $objs) 2>&1 | grep -E 'warning:|error:' || true
 }
 
 # Full check: git am of the series on a fresh checkout of the base; every
