@@ -73,8 +73,8 @@
  * afterwards and reloads the queue, or goes on without it.
  *
  * kmem_cache_node->shared_lock protects the node's shared array pointer,
- * contents, touched flag and next reap time.  The shared array of node N
- * holds objects of node N only.
+ * contents and touched flag.  The shared array of node N holds objects of
+ * node N only.  Its next reap time changes by cmpxchg, without a lock.
  *
  * kmem_cache_node->list_lock protects the node's partial and full lists,
  * its counters, and the free bitmaps of all the node's slabs.  Moving a
@@ -2497,7 +2497,8 @@ early_initcall(sleb_wq_init);
  * since the last look gives a fifth of its size back to the slabs, oldest
  * objects first; one in use keeps its objects.  Slabs that become empty
  * are freed above min_partial by the usual free path.  Under memory
- * pressure (and on drop_caches) a shrinker empties all of them at once.
+ * pressure (and on drop_caches) a shrinker gives back as many objects as
+ * reclaim asks for, without waiting for the next pass.
  */
 
 #define SLEB_REAP_DEFAULT_MS	2000
@@ -2538,24 +2539,32 @@ static unsigned int reap_cpu_queue(struct kmem_cache *s)
 }
 
 /*
- * Give back part of the shared array of node @n if it was idle.  Every CPU
- * of the node comes here; @force ignores whose turn it is (KUnit).
+ * Whether it is the turn of node @n's shared array: every CPU at home on
+ * the node comes here each pass, the first one after the interval takes
+ * the turn.
  */
-static unsigned int reap_shared(struct kmem_cache *s, struct kmem_cache_node *n,
-				bool force)
+static bool shared_reap_due(struct kmem_cache_node *n)
+{
+	unsigned long next = READ_ONCE(n->next_reap);
+
+	if (time_before(jiffies, next))
+		return false;
+	return try_cmpxchg(&n->next_reap, &next,
+			   jiffies + msecs_to_jiffies(READ_ONCE(sleb_reap_ms)));
+}
+
+/* Give back part of the shared array of node @n if it was idle. */
+static unsigned int reap_shared(struct kmem_cache *s, struct kmem_cache_node *n)
 {
 	struct sleb_array *a;
 	unsigned long flags;
 	unsigned int nr = 0;
 	LIST_HEAD(discard);
 
-	if (!READ_ONCE(n->shared) ||
-	    (!force && time_before(jiffies, READ_ONCE(n->next_reap))))
+	if (!READ_ONCE(n->shared))
 		return 0;
 	spin_lock_irqsave(&n->shared_lock, flags);
 	a = n->shared;
-	if (!force)
-		n->next_reap = jiffies + msecs_to_jiffies(READ_ONCE(sleb_reap_ms));
 	if (n->shared_touched) {
 		n->shared_touched = false;
 	} else if (a && a->count) {
@@ -2613,8 +2622,8 @@ static void sleb_reap(struct work_struct *w)
 		reap_cpu_queue(s);
 		for_each_node_mask(nid, nodes) {
 			n = get_node(s, nid);
-			if (n)
-				reap_shared(s, n, false);
+			if (n && shared_reap_due(n))
+				reap_shared(s, n);
 		}
 		cond_resched();
 	}
@@ -2641,9 +2650,7 @@ static int sleb_reap_offline(unsigned int cpu)
 
 static int sleb_reap_ms_set(const char *val, const struct kernel_param *kp)
 {
-	unsigned int ms;
-
-	unsigned int cpu;
+	unsigned int ms, cpu;
 
 	if (kstrtouint(val, 0, &ms) || ms < SLEB_REAP_MIN_MS || ms > SLEB_REAP_MAX_MS)
 		return -EINVAL;
@@ -3789,7 +3796,7 @@ unsigned int sleb_test_reap(struct kmem_cache *s)
 	for_each_node_mask(nid, nodes) {
 		n = get_node(s, nid);
 		if (n)
-			nr += reap_shared(s, n, true);
+			nr += reap_shared(s, n);
 	}
 	return nr;
 }

@@ -41,10 +41,11 @@ static inline void *slab_object(struct kmem_cache *s, struct slab *slab,
  * @total_objects: objects in all slabs of the node
  * @partial_objects: objects in the slabs on @partial
  * @free_objects: free objects of the node's slabs
- * @shared_lock: protects @shared, @shared_touched and @next_reap
+ * @shared_lock: protects @shared and @shared_touched
  * @shared: free objects of this node, for all CPUs
  * @shared_touched: used since the last reap
- * @next_reap: jiffies of the next reap of @shared
+ * @next_reap: jiffies of the next reap of @shared; the CPU whose
+ *	cmpxchg moves it on takes the turn
  */
 struct kmem_cache_node {
 	spinlock_t list_lock;		/* lock order 7, see mm/sleb.c */

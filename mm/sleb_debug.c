@@ -33,6 +33,7 @@
  */
 
 #include <kunit/test.h>
+#include <kunit/visibility.h>
 #include <linux/ctype.h>
 #include <linux/kasan.h>
 #include <linux/kfence.h>
@@ -552,7 +553,7 @@ void sleb_debug_alloc(struct kmem_cache *s, void *object, unsigned long caller)
 	write_patterns(s, object, SLEB_OBJ_LIVE);
 	if (s->flags & SLAB_STORE_USER)
 		set_track(s, object, TRACK_ALLOC, caller);
-	/* Pairs with the acquire in sleb_validate_cache(): patterns first. */
+	/* Patterns first: whoever reads the state with acquire sees them. */
 	smp_store_release(state_word(s, object), SLEB_OBJ_LIVE);
 	metadata_access_disable();
 	trace(s, object, "alloc");
@@ -651,7 +652,7 @@ void sleb_debug_free_done(struct kmem_cache *s, void *object)
 		return;
 	metadata_access_enable();
 	write_patterns(s, object, SLEB_OBJ_FREE);
-	/* Pairs with the acquire in sleb_validate_cache(): patterns first. */
+	/* Patterns first: whoever reads the state with acquire sees them. */
 	smp_store_release(state_word(s, object), SLEB_OBJ_FREE);
 	metadata_access_disable();
 }
@@ -744,6 +745,7 @@ static unsigned int validate_map(struct kmem_cache *s, struct slab *slab)
 
 /* What a walk of a node's lists finds, to hold against the node's counts. */
 struct sleb_tally {
+	unsigned long misplaced;
 	unsigned long slabs;
 	unsigned long partial;
 	unsigned long empty;
@@ -799,6 +801,7 @@ static unsigned int validate_slab(struct kmem_cache *s, struct slab *slab, bool 
 
 	if (slab->slab_cache != s || slab_on_partial(slab) != partial || !slab->objects) {
 		report_object(s, slab, NULL, "Slab 0x%p not of this cache or list", slab);
+		t->misplaced++;
 		return 1;
 	}
 	errors = validate_map(s, slab);
@@ -834,12 +837,16 @@ static unsigned long validate_list(struct kmem_cache *s, struct list_head *head,
 }
 
 /*
- * A bitmap found wrong already explains a free count that disagrees with
- * the node's (@bitmaps_ok false): it is not reported twice.
+ * A problem already reported is not reported again through the node's
+ * counts: a slab left out of the tally because it is on the wrong list
+ * explains any count that disagrees, a bitmap found wrong (@bitmaps_ok
+ * false) the free count.
  */
 static bool node_counts_match(struct kmem_cache_node *n, const struct sleb_tally *t,
 			      bool bitmaps_ok)
 {
+	if (t->misplaced)
+		return true;
 	if (bitmaps_ok && t->free != n->free_objects)
 		return false;
 	return t->slabs == n->nr_slabs && t->partial == n->nr_partial &&
@@ -890,7 +897,9 @@ static unsigned long validate_node(struct kmem_cache *s, int node,
  * Empties the queues and shared arrays first, then walks every slab of
  * every node: list membership, bitmap against list, node counters, and
  * for debug caches every object's state word, red zones and poison.
- * Reports and fixes what it finds.
+ * Reports what it finds.  It restores overwritten red zones, poison and
+ * bitmap guards and clears bits set past a slab's last object; lists,
+ * counters and the bits of objects stay as they are.
  *
  * Return: the number of problems found.
  */
@@ -905,4 +914,4 @@ long sleb_validate_cache(struct kmem_cache *s)
 		errors += validate_node(s, node, n);
 	return errors;
 }
-EXPORT_SYMBOL_GPL(sleb_validate_cache);
+EXPORT_SYMBOL_IF_KUNIT(sleb_validate_cache);

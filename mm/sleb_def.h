@@ -14,7 +14,7 @@
 #include <linux/reciprocal_div.h>
 
 /**
- * enum sleb_stat_item - event counters of CONFIG_SLEB_STATS
+ * enum sleb_stat_item - the events stat() counts
  * @ALLOC_FASTPATH: allocation served by the per-cpu queue
  * @ALLOC_SLOWPATH: allocation that had to refill the queue first
  * @ALLOC_NODE: allocation for another node, served beside the queue

@@ -1670,6 +1670,31 @@ static void test_debug_bitmap(struct kunit *test)
 }
 
 /*
+ * A slab on the wrong node list is one problem: the node's counts, which
+ * the walk cannot match without it, are not reported as a second one.
+ */
+static void test_debug_misplaced_slab(struct kunit *test)
+{
+	struct kmem_cache *s = create_test_cache(test, "TestSleb_misplaced",
+						 SLAB_CONSISTENCY_CHECKS);
+	void *p = kmem_cache_alloc(s, GFP_KERNEL);
+	struct slab *slab = virt_to_slab(p);
+	enum sleb_slab_list list;
+
+	/* Queues flushed: the slab is partial, nothing else is in flight. */
+	KUNIT_EXPECT_EQ(test, sleb_validate_cache(s), 0L);
+	list = slab->list;
+	KUNIT_EXPECT_EQ(test, list, SLEB_LIST_PARTIAL);
+	slab->list = SLEB_LIST_FULL;
+	KUNIT_EXPECT_EQ(test, sleb_validate_cache(s), 1L);
+	KUNIT_EXPECT_EQ(test, slab_errors, 1);
+	slab->list = list;
+	KUNIT_EXPECT_EQ(test, sleb_validate_cache(s), 0L);
+	kmem_cache_free(s, p);
+	kmem_cache_destroy(s);
+}
+
+/*
  * A red-zoned slab whose bitmap is at its end keeps a guard between the
  * last object and the bitmap: a write just past the last object is found
  * by validate and leaves the bitmap as it was.  A bit set past the last
@@ -1959,6 +1984,7 @@ static struct kunit_case sleb_debug_test_cases[] = {
 	KUNIT_CASE(test_debug_poison_validate),
 	KUNIT_CASE(test_debug_poison_alloc),
 	KUNIT_CASE(test_debug_bitmap),
+	KUNIT_CASE(test_debug_misplaced_slab),
 	KUNIT_CASE(test_debug_bitmap_guard),
 	KUNIT_CASE(test_debug_double_free),
 	KUNIT_CASE(test_debug_bad_pointers),
