@@ -31,6 +31,14 @@ METRICS = [
      "IPIs per second, lower is better"),
     ("reclaim_slab_kb", "Slab under reclaim (stress-ng --vm), sampled each second", "kB, lower is better"),
     ("text_bytes", "kernel text size", "bytes, lower is better"),
+    ("isolated_work_items", "work items run on the isolated CPU (workqueue trace events)",
+     "work items per phase, lower is better"),
+    ("isolated_work_us", "time of the work items run on the isolated CPU (TCG)",
+     "us per phase, lower is better"),
+    ("isolated_reaper_runs", "runs of SLEB's reaper (sleb_reap) on the isolated CPU",
+     "runs per phase, lower is better"),
+    ("isolated_ticks", "local timer interrupts of the isolated CPU (LOC of /proc/interrupts)",
+     "interrupts per phase, lower is better"),
     ("cache_l1d_misses", "L1D misses per operation under the cache model", "misses per op, lower is better"),
     ("cache_l2_misses", "L2 misses per operation under the cache model", "misses per op, lower is better"),
     ("cache_accesses", "loads and stores per operation under the cache model", "accesses per op"),
@@ -280,12 +288,18 @@ for m, title, unit in METRICS:
     if m == "partial_slabs":
         w("Sum of /sys/kernel/slab/*/partial over real caches (not alias links).")
         w("")
+    if m.startswith("isolated_"):
+        w("Per phase of %s s on CPU 1, booted nohz_full and isolated: idle, one task (a userspace"
+          % meta.get("isolated_seconds", "?"))
+        w("loop: its tick stops), two tasks (its tick runs).  Times are TCG's, comparable only")
+        w("between the allocators of this run.")
+        w("")
     if m == "text_bytes":
         w("`size` text of vmlinux and of mm/<allocator>.o (mm/slub.o, mm/sleb.o).")
         w("")
     if meta.get("cache") == "1" and m.startswith("cache_"):
         w("Cases of the headline only (seq_* and bulk_* are in samples.csv); remote_free runs on")
-        w("two vCPUs taking turns on one TCG thread, the others under -icount on one vCPU.")
+        w("two vCPUs under -icount (several boots a round), the others on one vCPU.")
         w("")
     if m == "kbench":
         w("conc_*: one kthread per online CPU at once, average or maximum over the CPUs;")

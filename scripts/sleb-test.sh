@@ -506,6 +506,7 @@ bench --allocs=sleb,sleb|--allocs names sleb twice
 bench --distro|bench: --distro needs --icount
 bench --cache --icount|bench: --cache runs under -icount of its own
 bench --scale --icount|bench: --scale runs 8 vCPUs under TCG
+bench --isolated --cache|bench: --isolated builds kernels of its own
 run --cache-model=l1=32K;ways=8|bad --cache-model 'l1=32K;ways=8'
 run --cache-model=out=x|--cache-model: symbols= and out= are set by scripts/sleb
 series --bogus|unknown option
@@ -536,6 +537,8 @@ test_host() {
 		python3 "$SLEB_TOP/scripts/tests/test_bench_docs.py"
 	t_command "cache_report.py: per-op rows, the allocator's share, the model check of a fixture" \
 		python3 "$SLEB_TOP/scripts/tests/test_cache_report.py"
+	t_command "isolated-report.awk: work items, their times and the reaper's of a fixture trace" \
+		python3 "$SLEB_TOP/scripts/tests/test_isolated_report.py"
 	t_command "kunit_results.py: passes, skips, failures and a crash of a fixture console" \
 		python3 "$SLEB_TOP/scripts/tests/test_kunit_results.py" "$WORK"
 	if declare -F series_quick_check >/dev/null; then
@@ -731,6 +734,13 @@ bench_parse() {
 				row("reclaim_slab_kb", "stat=max seconds=" kv["seconds"], kv["slab_kb_max"], "kB")
 			} else if (kind == "slabs" && ("partial" in kv))
 				row("partial_slabs", "phase=" kv["phase"] " source=" kv["source"], kv["partial"], "slabs")
+			else if (kind == "isolated") {
+				p = "phase=" kv["phase"] " seconds=" kv["seconds"]
+				row("isolated_work_items", p, kv["work_items"], "work items")
+				row("isolated_work_us", p, kv["work_us"], "us")
+				row("isolated_reaper_runs", p, kv["reaper_runs"], "runs")
+				row("isolated_ticks", p, kv["loc_irqs"], "interrupts")
+			}
 		}'
 }
 
@@ -920,9 +930,67 @@ bench_cache() {
 	bench_finish "$2" "$BASE_ID-cache" "$3" "cache model"
 }
 
+# What the boots of bench --isolated run: seconds of each phase.
+ISOLATED_SECONDS=20
+
+# bench_isolated ALLOCS UPDATE_DOCS ARGS: the rounds of bench --isolated,
+# with out, rounds, kernels of cmd_bench (FLAVOR=nohz).  Each boot
+# isolates CPU 1 (nohz_full, isolcpus) and counts the work items that run
+# on it while it is idle, while one task has it and while two share it.
+bench_isolated() {
+	local a r log n mode
+	mode="TCG, -smp 2, CPU 1 isolated (nohz_full=1 isolcpus=domain,managed_irq,1), ${ISOLATED_SECONDS} s a phase"
+	BENCH_MODE=$mode
+	RUN_ICOUNT=0 RUN_SMP=2 RUN_VARIANT=fast RUN_NUMA=1 RUN_MEM=1G RUN_QUIET=1 RUN_TIMEOUT=1200
+	RUN_APPEND="kunit.filter_glob=no-kunit-in-bench nohz_full=1 isolcpus=domain,managed_irq,1 irqaffinity=0"
+	{
+		echo "date=$(date '+%Y-%m-%d %H:%M:%S %Z')"
+		echo "timing_mode=$mode"
+		echo "accel=tcg"
+		echo "allocs=$1"
+		echo "rounds=$rounds"
+		echo "isolated_seconds=$ISOLATED_SECONDS"
+		echo "base=$(base_version) + $(series_patches | wc -l) patches"
+		echo "commit=$(git -C "$SLEB_TOP" describe --always --dirty 2>/dev/null || echo unknown)"
+		echo "host=$(nproc) CPUs, $(uname -r)"
+		echo "cmdline=$RUN_APPEND"
+	} >"$out/meta.txt"
+	echo "SLEB_ISOLATED_SECONDS=$ISOLATED_SECONDS
+. /sleb/guest/isolated.sh" >"$out/guest-isolated.sh"
+	note "bench: isolated CPU, $1, $rounds round(s); results in $out"
+	for ((r = 1; r <= rounds; r++)); do
+		for a in $1; do
+			bench_kernel_name "$a"
+			RUN_ALLOC=$base
+			log=$out/logs/round$r-$a.log
+			guest_run "${kernels[$a]}" "$out/guest-isolated.sh" "$log" || true
+			n=$(bench_parse "$r" "$a" "$log" | tee -a "$out/samples.csv.tmp" | wc -l)
+			sed 's/^\[ *[0-9.]*\] //' "$log" | grep -a '^SLEB-BENCH: error ' |
+				sed "s/^SLEB-BENCH: error /round $r $a: /" >>"$out/errors.txt" || true
+			if [ "$GUEST_RC" != 0 ]; then
+				failed=1
+				echo "round $r $a: the guest failed, status $GUEST_RC (console: logs/$(basename "$log"))" >>"$out/errors.txt"
+			fi
+			errs=$(console_errors "$log")
+			if [ -n "$errs" ]; then
+				failed=1
+				echo "$errs" | head -n 3 | sed "s/^/round $r $a: kernel: /" >>"$out/errors.txt"
+			fi
+			note "bench: round $r/$rounds $a: $n samples, status $GUEST_RC, ${GUEST_SECONDS} s"
+		done
+	done
+	{
+		echo "round,alloc,metric,params,value,unit,timing_mode"
+		cat "$out/samples.csv.tmp"
+	} >"$out/samples.csv"
+	rm -f "$out/samples.csv.tmp"
+	bench_finish "$2" "$BASE_ID-isolated" "$3" "isolated CPU"
+}
+
 cmd_bench() {
 	local quick=0 rounds="" out="" list="" icount=0 nobuild=0 a r allocs="" seen=" " wrapper log n
 	local loops kbench_n rr_seconds accel failed=0 errs base variant update_docs=0 cache=0 scale=0
+	local isolated=0
 	local docs_id=$BASE_ID
 	declare -A kernels kos
 	for a in "$@"; do
@@ -940,6 +1008,7 @@ cmd_bench() {
 		--icount) icount=1 ;;
 		--cache) cache=1 ;;
 		--scale) scale=1 ;;
+		--isolated) isolated=1 ;;
 		--distro) FLAVOR=distro ;;
 		--no-build) nobuild=1 ;;
 		--update-docs) update_docs=1 ;;
@@ -952,6 +1021,11 @@ cmd_bench() {
 	[ "$cache" = 0 ] || [ -z "$FLAVOR" ] || die "bench: --cache and --distro do not go together"
 	if [ "$scale" = 1 ] && { [ "$icount" = 1 ] || [ "$cache" = 1 ]; }; then
 		die "bench: --scale runs 8 vCPUs under TCG; leave out --icount and --cache"
+	fi
+	if [ "$isolated" = 1 ]; then
+		[ "$icount" = 0 ] && [ "$cache" = 0 ] && [ "$scale" = 0 ] && [ -z "$FLAVOR" ] ||
+			die "bench: --isolated builds kernels of its own and runs two vCPUs under TCG; leave out --icount, --cache, --scale and --distro"
+		FLAVOR=nohz
 	fi
 	if [ -z "$rounds" ]; then
 		rounds=5
@@ -1018,6 +1092,10 @@ cmd_bench() {
 
 	if [ "$cache" = 1 ]; then
 		bench_cache "$allocs" "$update_docs" "$*"
+		return
+	fi
+	if [ "$isolated" = 1 ]; then
+		bench_isolated "$allocs" "$update_docs" "$*"
 		return
 	fi
 	if [ "$icount" = 1 ]; then
