@@ -19,9 +19,9 @@
  * request for another node is served from that node's shared array or
  * slabs without touching the queue.  As in SLAB, a task's memory policy
  * turns a request without a node into a request for the node it picks.  Every
- * CPU gives back a fifth of its idle queues and of its node's idle shared
- * arrays every two seconds, and under memory pressure a shrinker gives
- * back as many as reclaim asks of the node under pressure.
+ * CPU but the isolated ones gives back a fifth of its idle queues and of its
+ * node's idle shared arrays every two seconds, and under memory pressure a
+ * shrinker gives back as many as reclaim asks of the node under pressure.
  *
  * SLEB serves the whole slab interface: kmem_cache_alloc() and kmalloc()
  * with their bulk, node and bucket variants, krealloc(), ksize(), and the
@@ -112,6 +112,7 @@
 #include <linux/module.h>
 #include <linux/prefetch.h>
 #include <linux/proc_fs.h>
+#include <linux/sched/isolation.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/swap.h>
@@ -2493,7 +2494,8 @@ early_initcall(sleb_wq_init);
  * Objects in queues and shared arrays are free memory that nobody else can
  * use.  As SLAB's cache_reap() does, each CPU looks at its queues and at
  * its node's shared arrays every reap_interval_ms (deferrable, so an idle
- * CPU is not woken for it): an array that was neither refilled nor drained
+ * CPU is not woken for it; isolated CPUs are left out, see
+ * reaper_leaves_cpu()): an array that was neither refilled nor drained
  * since the last look gives a fifth of its size back to the slabs, oldest
  * objects first; one in use keeps its objects.  Slabs that become empty
  * are freed above min_partial by the usual free path.  Under memory
@@ -2577,7 +2579,42 @@ static unsigned int reap_shared(struct kmem_cache *s, struct kmem_cache_node *n)
 	return nr;
 }
 
-static void sleb_reap_queue_next(struct delayed_work *work)
+/*
+ * A CPU isolated from the scheduler domains (isolcpus=, an isolated cpuset
+ * partition) or from kernel noise (nohz_full=) gets no reap pass, as
+ * vmstat_shepherd() leaves it alone: the pass's timer would fire on a
+ * housekeeping CPU and wake it every interval.  Its queues still go back
+ * under memory pressure (the shrinker), on kmem_cache_shrink() and when it
+ * goes offline; its node's shared arrays are reaped by the node's other
+ * CPUs.  Call under rcu_read_lock(): a cpuset partition changes the
+ * domain housekeeping mask under RCU.
+ */
+static bool reaper_leaves_cpu(int cpu)
+{
+	return cpu_is_isolated(cpu) || !housekeeping_cpu(cpu, HK_TYPE_KERNEL_NOISE);
+}
+
+/*
+ * Queue @cpu's next pass after @delay jiffies (@mod: move a queued one)
+ * unless the CPU is isolated.  The check and the queueing are one RCU
+ * read-side section, as memcg queues its drain work: whoever isolates the
+ * CPU and then waits for a grace period finds the pass queued already or
+ * not at all, and a queued pass sees the isolation and stops.
+ */
+static void reap_queue_on(int cpu, unsigned long delay, bool mod)
+{
+	struct delayed_work *work = per_cpu_ptr(&sleb_reap_work, cpu);
+
+	guard(rcu)();
+	if (reaper_leaves_cpu(cpu))
+		return;
+	if (mod)
+		mod_delayed_work_on(cpu, system_percpu_wq, work, delay);
+	else
+		queue_delayed_work_on(cpu, system_percpu_wq, work, delay);
+}
+
+static void sleb_reap_queue_next(void)
 {
 	unsigned int ms = READ_ONCE(sleb_reap_ms);
 	unsigned long delay = msecs_to_jiffies(ms);
@@ -2585,20 +2622,33 @@ static void sleb_reap_queue_next(struct delayed_work *work)
 	/* Whole seconds are rounded so that the CPUs' timers fire together. */
 	if (ms >= MSEC_PER_SEC)
 		delay = round_jiffies_relative(delay);
-	queue_delayed_work_on(smp_processor_id(), system_percpu_wq, work, delay);
+	reap_queue_on(smp_processor_id(), delay, false);
+}
+
+/* The first online CPU with a reap pass, which reaps nodes without one. */
+static bool first_reaper(int cpu)
+{
+	int other;
+
+	guard(rcu)();
+	for_each_online_cpu(other) {
+		if (!reaper_leaves_cpu(other))
+			return other == cpu;
+	}
+	return false;
 }
 
 /*
  * The nodes whose shared arrays this CPU reaps: its home node, and on the
- * first online CPU the nodes with memory that are no online CPU's home
- * (a node with memory but no CPU gets objects freed remotely).
+ * first CPU with a reap pass the nodes with memory that are no online
+ * CPU's home (a node with memory but no CPU gets objects freed remotely).
  */
 static void reap_nodes(nodemask_t *nodes)
 {
 	int cpu;
 
 	nodes_clear(*nodes);
-	if (smp_processor_id() == cpumask_first(cpu_online_mask)) {
+	if (first_reaper(smp_processor_id())) {
 		*nodes = sleb_nodes;
 		for_each_online_cpu(cpu)
 			node_clear(per_cpu(sleb_home_node, cpu), *nodes);
@@ -2614,6 +2664,11 @@ static void sleb_reap(struct work_struct *w)
 	nodemask_t nodes;
 	int nid;
 
+	/* Isolated since the pass was queued (a cpuset partition): stop. */
+	scoped_guard(rcu) {
+		if (reaper_leaves_cpu(smp_processor_id()))
+			return;
+	}
 	/* Caches are being created or destroyed: try again next time. */
 	if (!mutex_trylock(&slab_mutex))
 		goto out;
@@ -2629,16 +2684,13 @@ static void sleb_reap(struct work_struct *w)
 	}
 	mutex_unlock(&slab_mutex);
 out:
-	sleb_reap_queue_next(to_delayed_work(w));
+	sleb_reap_queue_next();
 }
 
 static int sleb_reap_online(unsigned int cpu)
 {
-	struct delayed_work *work = per_cpu_ptr(&sleb_reap_work, cpu);
-
 	/* Spread the CPUs' passes over a second. */
-	queue_delayed_work_on(cpu, system_percpu_wq, work,
-			      round_jiffies_relative(HZ) + cpu % HZ);
+	reap_queue_on(cpu, round_jiffies_relative(HZ) + cpu % HZ, false);
 	return 0;
 }
 
@@ -2661,8 +2713,7 @@ static int sleb_reap_ms_set(const char *val, const struct kernel_param *kp)
 	/* The next pass comes after the new interval, not the old one. */
 	cpus_read_lock();
 	for_each_online_cpu(cpu)
-		mod_delayed_work_on(cpu, system_percpu_wq, per_cpu_ptr(&sleb_reap_work, cpu),
-				    msecs_to_jiffies(ms));
+		reap_queue_on(cpu, msecs_to_jiffies(ms), true);
 	cpus_read_unlock();
 	return 0;
 }
@@ -3801,6 +3852,18 @@ unsigned int sleb_test_reap(struct kmem_cache *s)
 	return nr;
 }
 EXPORT_SYMBOL_IF_KUNIT(sleb_test_reap);
+
+/**
+ * sleb_test_reaper_armed - whether a CPU's periodic reap pass is pending
+ * @cpu: the CPU
+ *
+ * Return: true while the pass's timer is armed (not while the pass runs).
+ */
+bool sleb_test_reaper_armed(unsigned int cpu)
+{
+	return delayed_work_pending(per_cpu_ptr(&sleb_reap_work, cpu));
+}
+EXPORT_SYMBOL_IF_KUNIT(sleb_test_reaper_armed);
 
 /**
  * sleb_test_stop_reaper - keep the periodic reaper away

@@ -103,6 +103,11 @@ if meta.get("cache") == "1":
       "(MODE:GROUPS:LOOPS) %s" % (meta.get("cache_geometry", "?"), meta.get("kbench_n", "?"),
                                  meta.get("cache_sizes", "?"), meta.get("cache_evict_kb", "?"),
                                  meta.get("cache_hackbench", "?")))
+elif "isolated_seconds" in meta:
+    w("- isolated CPU 1: after hackbench on it, %s s idle, %s s with one userspace loop on it,"
+      % (meta["isolated_seconds"], meta["isolated_seconds"]))
+    w("  %s s with two; work items from the workqueue trace events of its buffer"
+      % meta["isolated_seconds"])
 else:
     w("- hackbench loops: %s / groups; kbench n=%s; sleb_rr %s s per protocol"
       % (meta.get("loops", "?"), meta.get("kbench_n", "?"), meta.get("rr_seconds", "?")))

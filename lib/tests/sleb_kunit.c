@@ -16,6 +16,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/random.h>
+#include <linux/sched/isolation.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -1060,6 +1061,37 @@ static void test_resize_races(struct kunit *test)
 }
 
 /*
+ * A CPU isolated from the scheduler domains (isolcpus=, an isolated cpuset
+ * partition) or from kernel noise (nohz_full=) gets no reap pass: the
+ * pass's timer fires on a housekeeping CPU and would wake the isolated one
+ * every interval.  Runs where the kernel was booted with such a CPU, e.g.
+ * isolcpus=domain,1.
+ */
+static void test_reaper_leaves_isolated_cpus(struct kunit *test)
+{
+	unsigned int cpu, isolated = 0;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		bool housekeeping;
+
+		/* A cpuset partition changes the domain mask under RCU. */
+		rcu_read_lock();
+		housekeeping = !cpu_is_isolated(cpu) &&
+			       housekeeping_cpu(cpu, HK_TYPE_KERNEL_NOISE);
+		rcu_read_unlock();
+		if (housekeeping)
+			continue;
+		isolated++;
+		KUNIT_EXPECT_FALSE_MSG(test, sleb_test_reaper_armed(cpu),
+				       "isolated CPU %u has a reap pass pending", cpu);
+	}
+	cpus_read_unlock();
+	if (!isolated)
+		kunit_skip(test, "no isolated CPU (boot with isolcpus= or nohz_full=)");
+}
+
+/*
  * The reaper gives back a fifth of an idle queue and of an idle shared
  * array per pass, and nothing of one that was refilled or drained since
  * the last pass.  Queue 20, batch 10, shared 30; the periodic reaper is
@@ -1523,6 +1555,7 @@ static struct kunit_case sleb_test_cases[] = {
 	KUNIT_CASE(test_resize_under_load),
 	KUNIT_CASE(test_resize_races),
 	KUNIT_CASE(test_reap),
+	KUNIT_CASE(test_reaper_leaves_isolated_cpus),
 	KUNIT_CASE(test_shrinker_scan),
 	KUNIT_CASE(test_hardened_double_free),
 	KUNIT_CASE(test_merged_name_reused),

@@ -64,7 +64,7 @@ phase() {
 	report "$1" "$loc0" "$loc1"
 }
 
-echo "SLEB-BENCH: info alloc=$SLEB_ALLOC cpus=$(nproc) kernel=$(uname -r) nohz_full=$(cat /sys/devices/system/cpu/nohz_full 2>/dev/null)"
+echo "SLEB-BENCH: info alloc=$SLEB_ALLOC cpus=$(grep -c '^processor' /proc/cpuinfo) kernel=$(uname -r) nohz_full=$(cat /sys/devices/system/cpu/nohz_full 2>/dev/null)"
 if [ "$(cat /sys/devices/system/cpu/nohz_full 2>/dev/null)" != "$cpu" ]; then
 	bench_error "CPU $cpu is not nohz_full (boot with nohz_full=$cpu)"
 	exit 1
