@@ -915,19 +915,49 @@ bench_cache() {
 			done
 		done
 	done
-	{
-		echo "round,alloc,metric,params,value,unit,timing_mode"
-		cat "$out/samples.csv.tmp"
-	} >"$out/samples.csv"
+	bench_samples_csv
 	{
 		echo "round,alloc,params,function,memory,l1d_misses_per_op"
 		cat "$out/cache-sources.tmp"
 	} >"$out/cache-sources.csv"
-	rm -f "$out/samples.csv.tmp" "$out/cache-sources.tmp"
+	rm -f "$out/cache-sources.tmp"
 	note "bench: valgrind's cache simulator on the bookkeeping (make -C tools/testing/sleb cachegrind)"
 	make -s -C "$SLEB_TOP/tools/testing/sleb" cachegrind >"$out/cachegrind.txt" 2>"$out/cachegrind.log" ||
 		echo "cachegrind: make -C tools/testing/sleb cachegrind failed (log: cachegrind.log)" >>"$out/errors.txt"
 	bench_finish "$2" "$BASE_ID-cache" "$3" "cache model"
+}
+
+# bench_boot_done ROUND ALLOC LOG: after a boot of bench (out, rounds and
+# failed of cmd_bench): its samples into samples.csv.tmp, its problems
+# into errors.txt, failed=1 if it had any, and a line of progress.
+bench_boot_done() {
+	local r=$1 a=$2 log=$3 n errs
+	n=$(bench_parse "$r" "$a" "$log" | tee -a "$out/samples.csv.tmp" | wc -l)
+	sed 's/^\[ *[0-9.]*\] //' "$log" | grep -a '^SLEB-BENCH: error ' |
+		sed "s/^SLEB-BENCH: error /round $r $a: /" >>"$out/errors.txt" || true
+	if [ "$GUEST_RC" != 0 ]; then
+		failed=1
+		if [ "$GUEST_RC" = 255 ]; then
+			echo "round $r $a: $GUEST_ERROR (console: logs/$(basename "$log"))" >>"$out/errors.txt"
+		else
+			echo "round $r $a: the guest script exited $GUEST_RC (console: logs/$(basename "$log"))" >>"$out/errors.txt"
+		fi
+	fi
+	errs=$(console_errors "$log")
+	if [ -n "$errs" ]; then
+		failed=1
+		echo "$errs" | head -n 3 | sed "s/^/round $r $a: kernel: /" >>"$out/errors.txt"
+	fi
+	note "bench: round $r/$rounds $a: $n samples, status $GUEST_RC, ${GUEST_SECONDS} s"
+}
+
+# bench_samples_csv: samples.csv from samples.csv.tmp, with its header.
+bench_samples_csv() {
+	{
+		echo "round,alloc,metric,params,value,unit,timing_mode"
+		cat "$out/samples.csv.tmp"
+	} >"$out/samples.csv"
+	rm -f "$out/samples.csv.tmp"
 }
 
 # What the boots of bench --isolated run: seconds of each phase.
@@ -938,7 +968,7 @@ ISOLATED_SECONDS=20
 # isolates CPU 1 (nohz_full, isolcpus) and counts the work items that run
 # on it while it is idle, while one task has it and while two share it.
 bench_isolated() {
-	local a r log n mode
+	local a r log mode
 	mode="TCG, -smp 2, CPU 1 isolated (nohz_full=1 isolcpus=domain,managed_irq,1), ${ISOLATED_SECONDS} s a phase"
 	BENCH_MODE=$mode
 	RUN_ICOUNT=0 RUN_SMP=2 RUN_VARIANT=fast RUN_NUMA=1 RUN_MEM=1G RUN_QUIET=1 RUN_TIMEOUT=1200
@@ -964,26 +994,10 @@ bench_isolated() {
 			RUN_ALLOC=$base
 			log=$out/logs/round$r-$a.log
 			guest_run "${kernels[$a]}" "$out/guest-isolated.sh" "$log" || true
-			n=$(bench_parse "$r" "$a" "$log" | tee -a "$out/samples.csv.tmp" | wc -l)
-			sed 's/^\[ *[0-9.]*\] //' "$log" | grep -a '^SLEB-BENCH: error ' |
-				sed "s/^SLEB-BENCH: error /round $r $a: /" >>"$out/errors.txt" || true
-			if [ "$GUEST_RC" != 0 ]; then
-				failed=1
-				echo "round $r $a: the guest failed, status $GUEST_RC (console: logs/$(basename "$log"))" >>"$out/errors.txt"
-			fi
-			errs=$(console_errors "$log")
-			if [ -n "$errs" ]; then
-				failed=1
-				echo "$errs" | head -n 3 | sed "s/^/round $r $a: kernel: /" >>"$out/errors.txt"
-			fi
-			note "bench: round $r/$rounds $a: $n samples, status $GUEST_RC, ${GUEST_SECONDS} s"
+			bench_boot_done "$r" "$a" "$log"
 		done
 	done
-	{
-		echo "round,alloc,metric,params,value,unit,timing_mode"
-		cat "$out/samples.csv.tmp"
-	} >"$out/samples.csv"
-	rm -f "$out/samples.csv.tmp"
+	bench_samples_csv
 	bench_finish "$2" "$BASE_ID-isolated" "$3" "isolated CPU"
 }
 
@@ -1157,29 +1171,9 @@ EOF
 			RUN_ALLOC=$base RUN_VARIANT=$variant
 			log=$out/logs/round$r-$a.log
 			GUEST_FILES="${kos[$a]}:/kbench/slab_bench.ko" guest_run "${kernels[$a]}" "$wrapper" "$log" || true
-			n=$(bench_parse "$r" "$a" "$log" | tee -a "$out/samples.csv.tmp" | wc -l)
-			sed 's/^\[ *[0-9.]*\] //' "$log" | grep -a '^SLEB-BENCH: error ' | sed "s/^SLEB-BENCH: error /round $r $a: /" >>"$out/errors.txt" || true
-			if [ "$GUEST_RC" != 0 ]; then
-				failed=1
-				if [ "$GUEST_RC" = 255 ]; then
-					echo "round $r $a: $GUEST_ERROR (console: logs/$(basename "$log"))" >>"$out/errors.txt"
-				else
-					echo "round $r $a: the guest script exited $GUEST_RC (console: logs/$(basename "$log"))" >>"$out/errors.txt"
-				fi
-			fi
-			errs=$(console_errors "$log")
-			if [ -n "$errs" ]; then
-				failed=1
-				echo "$errs" | head -n 3 | sed "s/^/round $r $a: kernel: /" >>"$out/errors.txt"
-			fi
-			note "bench: round $r/$rounds $a: $n samples, status $GUEST_RC, ${GUEST_SECONDS} s"
+			bench_boot_done "$r" "$a" "$log"
 		done
 	done
-
-	{
-		echo "round,alloc,metric,params,value,unit,timing_mode"
-		cat "$out/samples.csv.tmp"
-	} >"$out/samples.csv"
-	rm -f "$out/samples.csv.tmp"
+	bench_samples_csv
 	bench_finish "$update_docs" "$docs_id" "$*" "$BENCH_MODE"
 }
