@@ -337,20 +337,20 @@ static void sleb_discard_list(struct list_head *discard)
 
 #ifdef CONFIG_SLAB_FREELIST_RANDOM
 /*
- * Take up to @max objects from a new slab in the cache's random order,
- * starting at a random place of the sequence, so that the layout of
- * consecutive allocations is hard to predict.
+ * Take up to @max objects from a slab fresh from sleb_new_slab() in the
+ * cache's random order, starting at a random place of the sequence, so
+ * that the layout of consecutive allocations is hard to predict.  The
+ * slab is on no list yet: nobody else sees its bitmap.
  */
-static unsigned int slab_take_random(struct kmem_cache *s, struct kmem_cache_node *n,
-				     struct slab *slab, void **dst, unsigned int max)
+static unsigned int new_slab_take(struct kmem_cache *s, struct slab *slab, void **dst,
+				  unsigned int max)
 {
 	unsigned long *map = slab_map(slab);
 	unsigned int objects = slab->objects;
 	unsigned int pos, i, got = 0;
 
-	lockdep_assert_held(&n->list_lock);
-	if (!s->random_seq || objects != s->oo.objects || !slab_on_partial(slab))
-		return slab_take(s, n, slab, dst, max);
+	if (!s->random_seq || objects != s->oo.objects)
+		return sleb_map_take(map, objects, slab_base(s, slab), s->size, dst, max);
 	pos = get_random_u32_below(objects);
 	for (i = 0; i < objects && got < max; i++) {
 		unsigned int idx = s->random_seq[(pos + i) % objects];
@@ -358,15 +358,14 @@ static unsigned int slab_take_random(struct kmem_cache *s, struct kmem_cache_nod
 		if (__test_and_clear_bit(idx, map))
 			dst[got++] = slab_base(s, slab) + idx * s->size;
 	}
-	if (got)
-		slab_after_take(n, slab, got);
 	return got;
 }
 #else
-static inline unsigned int slab_take_random(struct kmem_cache *s, struct kmem_cache_node *n,
-					    struct slab *slab, void **dst, unsigned int max)
+static inline unsigned int new_slab_take(struct kmem_cache *s, struct slab *slab, void **dst,
+					 unsigned int max)
 {
-	return slab_take(s, n, slab, dst, max);
+	return sleb_map_take(slab_map(slab), slab->objects, slab_base(s, slab), s->size,
+			     dst, max);
 }
 #endif
 
@@ -647,15 +646,13 @@ static unsigned int node_get(struct kmem_cache *s, int node, void **dst,
 }
 
 /*
- * Allocate a slab and put it on its node's partial list.  If the queue's
- * lock is held (*@locked), it is dropped meanwhile and tried again after,
- * possibly on another CPU: the caller reloads its queue, or, if the lock
- * could not be had (*@locked is now false), goes on without the queue.
+ * Allocate a slab, on no list yet.  If the queue's lock is held (*@locked),
+ * it is dropped meanwhile and tried again after, possibly on another CPU:
+ * the caller reloads its queue, or, if the lock could not be had (*@locked
+ * is now false), goes on without the queue.
  */
 static struct slab *grow_cache(struct kmem_cache *s, gfp_t gfp, int node, bool *locked)
 {
-	struct kmem_cache_node *n;
-	unsigned long flags;
 	struct slab *slab;
 
 	if (*locked)
@@ -663,13 +660,27 @@ static struct slab *grow_cache(struct kmem_cache *s, gfp_t gfp, int node, bool *
 	slab = sleb_new_slab(s, gfp, node);
 	if (*locked)
 		*locked = queue_trylock(s);
-	if (!slab)
-		return NULL;
-	n = get_node(s, slab_nid(slab));
+	return slab;
+}
+
+/*
+ * Take up to @max objects (at least one) from a slab fresh from
+ * grow_cache(), then put it on its node's lists.  Not the other way
+ * round: once listed, the slab is anyone's, and a shrink on another CPU
+ * would give it back while it is still empty.
+ */
+static unsigned int list_new_slab(struct kmem_cache *s, struct slab *slab, void **dst,
+				  unsigned int max)
+{
+	struct kmem_cache_node *n = get_node(s, slab_nid(slab));
+	unsigned long flags;
+	unsigned int got;
+
+	got = new_slab_take(s, slab, dst, max);
 	spin_lock_irqsave(&n->list_lock, flags);
 	node_add_new_slab(n, slab);
 	spin_unlock_irqrestore(&n->list_lock, flags);
-	return slab;
+	return got;
 }
 
 #ifdef CONFIG_NUMA
@@ -744,54 +755,22 @@ static struct slab *grow_or_fall_back(struct kmem_cache *s, gfp_t gfp, int node,
 	return grow_cache(s, gfp, node, locked);
 }
 
-/* One object straight from @slab, which is on its node's lists. */
-static void *take_one_from(struct kmem_cache *s, struct slab *slab)
-{
-	struct kmem_cache_node *n = get_node(s, slab_nid(slab));
-	void *object = NULL;
-	unsigned long flags;
-
-	spin_lock_irqsave(&n->list_lock, flags);
-	if (slab_on_partial(slab))
-		slab_take(s, n, slab, &object, 1);
-	spin_unlock_irqrestore(&n->list_lock, flags);
-	return object;
-}
-
-/* Fill an empty queue from the slab just allocated. */
-static bool fill_from_new_slab(struct kmem_cache *s, struct slab *slab,
-			       struct sleb_array *q)
-{
-	struct kmem_cache_node *n = get_node(s, slab_nid(slab));
-	unsigned long flags;
-
-	spin_lock_irqsave(&n->list_lock, flags);
-	q->count = slab_take_random(s, n, slab, q->objects, queue_batch(s, q));
-	spin_unlock_irqrestore(&n->list_lock, flags);
-	return q->count;
-}
-
 /* A request for node @node served without the queue. */
 static void *alloc_for_node(struct kmem_cache *s, gfp_t gfp, int node, bool *locked)
 {
-	void *object = NULL;
 	struct slab *slab;
+	void *object;
 
-	while (!node_get(s, node, &object, 1)) {
-		if (unlikely(gfp_pfmemalloc_allowed(gfp))) {
-			object = node_take_reserve(s, node);
-			if (object)
-				break;
-		}
-		slab = grow_or_fall_back(s, gfp, node, locked, &object);
+	if (node_get(s, node, &object, 1))
+		return object;
+	if (unlikely(gfp_pfmemalloc_allowed(gfp))) {
+		object = node_take_reserve(s, node);
 		if (object)
-			break;
-		if (!slab)
-			return NULL;
-		object = take_one_from(s, slab);
-		if (object)
-			break;
+			return object;
 	}
+	slab = grow_or_fall_back(s, gfp, node, locked, &object);
+	if (slab)
+		list_new_slab(s, slab, &object, 1);
 	return object;
 }
 
@@ -802,57 +781,43 @@ static void *alloc_for_node(struct kmem_cache *s, gfp_t gfp, int node, bool *loc
  */
 static void *queue_refill(struct kmem_cache *s, gfp_t gfp, bool *locked)
 {
-	struct sleb_array *q;
+	struct sleb_array *q = cpu_queue(s);
+	int node = queue_home(s);
 	struct slab *slab;
 	void *object;
 
 	stat(s, ALLOC_SLOWPATH);
 	this_cpu_ptr(s->cpu)->touched = true;
-	for (;;) {
-		int node = queue_home(s);
-		unsigned int got;
-
-		q = cpu_queue(s);
+	if (!q->size) {
+		/* Boot queue: objects go straight to the caller. */
+		if (node_get(s, node, &object, 1))
+			return object;
+	} else {
+		q->count = node_get(s, node, q->objects, queue_batch(s, q));
 		if (q->count)
-			break;
-		if (!q->size) {
-			/* Boot queue: objects go straight to the caller. */
-			if (node_get(s, node, &object, 1))
-				return object;
-		} else {
-			got = node_get(s, node, q->objects, queue_batch(s, q));
-			if (got) {
-				q->count = got;
-				break;
-			}
-		}
-		if (unlikely(gfp_pfmemalloc_allowed(gfp))) {
-			object = node_take_reserve(s, node);
-			if (object)
-				return object;
-		}
-		slab = grow_or_fall_back(s, gfp, node, locked, &object);
+			return q->objects[--q->count];
+	}
+	if (unlikely(gfp_pfmemalloc_allowed(gfp))) {
+		object = node_take_reserve(s, node);
 		if (object)
 			return object;
-		if (!slab)
-			return NULL;
-		stat(s, REFILL_NEW_SLAB);
-		if (!*locked || slab_nid(slab) != queue_home(s) || slab_test_pfmemalloc(slab)) {
-			/*
-			 * Another node's memory, or the reserves': not for the
-			 * queue; or the queue is someone else's now.
-			 */
-			object = take_one_from(s, slab);
-			if (object)
-				return object;
-			if (!*locked)
-				return alloc_for_node(s, gfp, node, locked);
-			continue;
-		}
-		q = cpu_queue(s);
-		if (!q->count && q->size && fill_from_new_slab(s, slab, q))
-			break;
 	}
+	slab = grow_or_fall_back(s, gfp, node, locked, &object);
+	if (!slab)
+		return object;
+	stat(s, REFILL_NEW_SLAB);
+	q = cpu_queue(s);
+	if (!*locked || slab_nid(slab) != queue_home(s) || slab_test_pfmemalloc(slab) ||
+	    q->count || !q->size) {
+		/*
+		 * Another node's memory, or the reserves': not for the queue;
+		 * or the queue is someone else's now, was refilled meanwhile,
+		 * or is the boot queue.
+		 */
+		list_new_slab(s, slab, &object, 1);
+		return object;
+	}
+	q->count = list_new_slab(s, slab, q->objects, queue_batch(s, q));
 	return q->objects[--q->count];
 }
 
@@ -3906,6 +3871,26 @@ unsigned long sleb_test_shrink(int nid, unsigned long nr)
 	return sleb_shrink_scan(NULL, &sc);
 }
 EXPORT_SYMBOL_IF_KUNIT(sleb_test_shrink);
+
+/**
+ * sleb_test_drain - empty this CPU's queue of a cache and free empty slabs
+ * @s: the cache
+ *
+ * As kmem_cache_shrink() without the flushes of other CPUs' queues and of
+ * the shared arrays, so that one CPU can call it again and again while
+ * another allocates.  Call with migration disabled or from a CPU-bound
+ * kthread.
+ */
+void sleb_test_drain(struct kmem_cache *s)
+{
+	struct kmem_cache_node *n;
+	int node;
+
+	trim_this_cpu(s, UINT_MAX);
+	for_each_kmem_cache_node(s, node, n)
+		node_shrink(s, n);
+}
+EXPORT_SYMBOL_IF_KUNIT(sleb_test_drain);
 
 /**
  * sleb_test_queue_count - objects in this CPU's queue of a cache

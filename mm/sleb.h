@@ -166,6 +166,7 @@ bool sleb_test_reaper_armed(unsigned int cpu);
 void sleb_test_stop_reaper(void);
 void sleb_test_start_reaper(void);
 unsigned long sleb_test_shrink(int nid, unsigned long nr);
+void sleb_test_drain(struct kmem_cache *s);
 unsigned int sleb_test_cpu_queue_count(struct kmem_cache *s, unsigned int cpu);
 int sleb_test_home_node(void);
 void sleb_test_usage(struct kmem_cache *s, struct sleb_counts *c);

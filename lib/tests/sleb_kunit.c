@@ -1060,6 +1060,88 @@ static void test_resize_races(struct kunit *test)
 	kmem_cache_destroy(l.s);
 }
 
+/* === A new slab and a concurrent shrink ================================== */
+
+#define NEW_SLAB_ROUNDS	4000
+
+struct drainer {
+	struct kmem_cache *s;
+	atomic_long_t rounds;
+};
+
+/* Free the empty slabs of a cache, without pause, until told to stop. */
+static int drain_thread(void *arg)
+{
+	struct drainer *d = arg;
+
+	while (!kthread_should_stop()) {
+		sleb_test_drain(d->s);
+		atomic_long_inc(&d->rounds);
+		cond_resched();
+	}
+	return 0;
+}
+
+/*
+ * A slab fresh from the page allocator is empty: were it put on its node's
+ * list before the objects its allocation came for are taken, a shrink on
+ * another CPU could give it back first, and the allocation would hand out
+ * objects of a freed page.  One CPU allocates with its queue and the
+ * node's slabs emptied each time, so that every allocation takes a new
+ * slab, while another CPU frees empty slabs without pause.
+ */
+static void test_new_slab_vs_shrink(struct kunit *test)
+{
+	struct drainer d = { .s = counted_cache(test, "sleb-kunit-new-slab") };
+	struct task_struct *drainer;
+	unsigned int cpu, i, stray = 0;
+	struct slab *slab;
+	void *p;
+
+	KUNIT_ASSERT_EQ(test, sleb_test_tune(d.s, 4, 2, 0), 0);
+	migrate_disable();
+	cpu = cpumask_any_but(cpu_online_mask, smp_processor_id());
+	if (cpu >= nr_cpu_ids) {
+		migrate_enable();
+		kmem_cache_destroy(d.s);
+		kunit_skip(test, "needs two online CPUs");
+	}
+	drainer = kthread_create_on_cpu(drain_thread, &d, cpu, "sleb-kunit-drain/%u");
+	if (IS_ERR(drainer)) {
+		migrate_enable();
+		kmem_cache_destroy(d.s);
+		KUNIT_FAIL(test, "no drain thread: %ld", PTR_ERR(drainer));
+		return;
+	}
+	wake_up_process(drainer);
+	for (i = 0; i < NEW_SLAB_ROUNDS; i++) {
+		sleb_test_drain(d.s);
+		p = kmem_cache_alloc(d.s, GFP_KERNEL);
+		if (!p) {
+			KUNIT_FAIL(test, "allocation failed in round %u", i);
+			break;
+		}
+		slab = virt_to_slab(p);
+		if (!slab || slab->slab_cache != d.s) {
+			/* A freed page: keep away from it. */
+			stray++;
+			continue;
+		}
+		kmem_cache_free(d.s, p);
+	}
+	kthread_stop(drainer);
+	migrate_enable();
+
+	KUNIT_EXPECT_EQ_MSG(test, stray, 0U, "objects outside the cache's slabs in %u rounds",
+			    NEW_SLAB_ROUNDS);
+	KUNIT_EXPECT_GT(test, atomic_long_read(&d.rounds), 0L);
+	if (!stray) {
+		kmem_cache_shrink(d.s);
+		KUNIT_EXPECT_EQ(test, in_use(d.s), 0UL);
+		kmem_cache_destroy(d.s);
+	}
+}
+
 /*
  * A CPU isolated from the scheduler domains (isolcpus=, an isolated cpuset
  * partition) or from kernel noise (nohz_full=) gets no reap pass: the
@@ -1554,6 +1636,7 @@ static struct kunit_case sleb_test_cases[] = {
 	KUNIT_CASE(test_home_needs_normal_memory),
 	KUNIT_CASE(test_resize_under_load),
 	KUNIT_CASE(test_resize_races),
+	KUNIT_CASE(test_new_slab_vs_shrink),
 	KUNIT_CASE(test_reap),
 	KUNIT_CASE(test_reaper_leaves_isolated_cpus),
 	KUNIT_CASE(test_shrinker_scan),
