@@ -274,7 +274,8 @@ static void discard_list(struct list_head *list)
 static void check_slab(struct mslab *s);
 
 /* A new slab, like sleb_new_slab() + node_add_new_slab(). */
-static struct mslab *grow(void)
+/* A new slab, on no list yet, as grow_cache() returns it. */
+static struct mslab *new_slab(void)
 {
 	unsigned int i, n = 0, words;
 	struct mslab *s = NULL;
@@ -319,8 +320,22 @@ static struct mslab *grow(void)
 	s->dirty = true;
 	M.total += s->objects;
 	M.counts[OBJ_FREE] += s->objects;
+	return s;
+}
+
+/* Put a new slab, whose first objects may be taken, on the node's lists. */
+static void list_new_slab(struct mslab *s)
+{
 	node_add_new_slab(&M.node, &s->slab);
 	check_slab(s);
+}
+
+static struct mslab *grow(void)
+{
+	struct mslab *s = new_slab();
+
+	if (s)
+		list_new_slab(s);
 	return s;
 }
 
@@ -343,14 +358,14 @@ static void discard(struct mslab *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* slab_take() from the slab just grown. */
-static unsigned int take_from_slab(struct mslab *s, void **dst, unsigned int max,
-				   enum obj_state to)
+/* new_slab_take(): the first objects of a slab on no list yet. */
+static unsigned int take_from_new_slab(struct mslab *s, void **dst, unsigned int max,
+				       enum obj_state to)
 {
 	unsigned int got, want = MIN(max, s->nr_free);
 
-	got = slab_take(&M.cache, &M.node, &s->slab, dst, max);
-	CHECK(got == want, "slab_take from slab %td took %u, %u free, max %u",
+	got = sleb_map_take(s->map, s->objects, slab_base(&M.cache, &s->slab), M.size, dst, max);
+	CHECK(got == want, "take from new slab %td took %u, %u free, max %u",
 	      s - M.slabs, got, s->nr_free, max);
 	move_objs(dst, got, OBJ_FREE, to);
 	return got;
@@ -553,37 +568,37 @@ static void shared_flush(void)
 	}
 }
 
-/* queue_refill(): the queue is empty; refill it and return one object. */
+/*
+ * queue_refill(): the queue is empty; refill it and return one object.  A
+ * new slab's objects are taken before it is listed (list_new_slab()).
+ */
 static void *queue_refill(void)
 {
 	struct sleb_array *q = M.queue;
 	void *object;
 	struct mslab *s;
 
-	for (;;) {
-		if (q->count)
-			break;
-		if (!q->size) {
-			/* boot queue: objects go straight to the caller */
-			if (node_get(&object, 1, OBJ_USER))
-				return object;
-		} else {
-			unsigned int got = node_get(q->objects, queue_batch(), OBJ_QUEUE);
-
-			CHECK(got <= queue_batch(), "refill got %u, batch %u", got, queue_batch());
-			if (got) {
-				q->count = got;
-				break;
-			}
-		}
-		s = grow();
+	if (!q->size) {
+		/* boot queue: objects go straight to the caller */
+		if (node_get(&object, 1, OBJ_USER))
+			return object;
+	} else {
+		q->count = node_get(q->objects, queue_batch(), OBJ_QUEUE);
+		CHECK(q->count <= queue_batch(), "refill got %u, batch %u", q->count,
+		      queue_batch());
+	}
+	if (!q->count) {
+		s = new_slab();
 		if (!s)
 			return NULL;
-		if (q->size) {
-			q->count = take_from_slab(s, q->objects, queue_batch(), OBJ_QUEUE);
-			if (q->count)
-				break;
+		if (!q->size) {
+			take_from_new_slab(s, &object, 1, OBJ_USER);
+			list_new_slab(s);
+			return object;
 		}
+		q->count = take_from_new_slab(s, q->objects, queue_batch(), OBJ_QUEUE);
+		CHECK(q->count, "nothing taken from a new slab");
+		list_new_slab(s);
 	}
 	object = q->objects[--q->count];
 	move_objs(&object, 1, OBJ_QUEUE, OBJ_USER);
