@@ -166,7 +166,7 @@ static inline bool sleb_map_none_free(const unsigned long *map, unsigned int obj
 
 /**
  * enum sleb_relist - where a slab goes after objects went back to it
- * @SLEB_RELIST_STAY: where it is (nothing came back, or it stays partial)
+ * @SLEB_RELIST_STAY: where it is: it stays partial
  * @SLEB_RELIST_PARTIAL: from the full list to the partial list
  * @SLEB_RELIST_DISCARD: off the node's books, back to the page allocator
  * @SLEB_RELIST_KEEP_EMPTY: empty, kept on the partial list behind the
@@ -189,8 +189,9 @@ enum sleb_relist {
  * @reserve: whether the slab comes from the emergency reserves, which get
  *	an empty slab back at once
  *
- * A put that brought nothing back (a rejected free) leaves a full slab
- * full: on the partial list, a refill would find no object in it.
+ * Only for a put that brought objects back: one that brought nothing (a
+ * rejected free) leaves the slab where it is, which may be on the way
+ * back to the page allocator already.
  *
  * Return: what the caller does with the slab, under the node's lock.
  */
@@ -199,8 +200,6 @@ static inline enum sleb_relist sleb_relist_after_put(const unsigned long *map,
 						     unsigned long nr_partial,
 						     unsigned long min_partial, bool reserve)
 {
-	if (sleb_map_none_free(map, objects))
-		return SLEB_RELIST_STAY;
 	if (!sleb_map_all_free(map, objects))
 		return full ? SLEB_RELIST_PARTIAL : SLEB_RELIST_STAY;
 	if (nr_partial >= min_partial || reserve)

@@ -190,7 +190,7 @@ static inline unsigned int slab_put_run(struct kmem_cache *s, struct kmem_cache_
 					unsigned int nr, enum sleb_put_result *result,
 					struct list_head *discard)
 {
-	unsigned int done;
+	unsigned int done, put;
 
 	lockdep_assert_held(&n->list_lock);
 	done = sleb_map_put(slab_map(slab), slab->objects, slab_base(s, slab),
@@ -198,8 +198,15 @@ static inline unsigned int slab_put_run(struct kmem_cache *s, struct kmem_cache_
 	if (!done)
 		return 0;
 	/* The object a misaligned or double free ends on stays as it was. */
-	n->free_objects += *result == SLEB_PUT_OK ? done : done - 1;
-	slab_after_put(s, n, slab, discard);
+	put = *result == SLEB_PUT_OK ? done : done - 1;
+	/*
+	 * Nothing put, nothing to relist: the slab may be on @discard
+	 * already, emptied by the first free of the object freed twice.
+	 */
+	if (put) {
+		n->free_objects += put;
+		slab_after_put(s, n, slab, discard);
+	}
 	return done;
 }
 

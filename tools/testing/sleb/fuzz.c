@@ -273,8 +273,7 @@ static void discard_list(struct list_head *list)
 
 static void check_slab(struct mslab *s);
 
-/* A new slab, like sleb_new_slab() + node_add_new_slab(). */
-/* A new slab, on no list yet, as grow_cache() returns it. */
+/* A new slab, on no list yet, as sleb_new_slab() returns it. */
 static struct mslab *new_slab(void)
 {
 	unsigned int i, n = 0, words;
@@ -434,16 +433,18 @@ static void check_relist(struct mslab *s, bool was_full, unsigned long nr_partia
  */
 static void free_to_slabs(void * const *objs, unsigned int nr, enum obj_state from)
 {
+	struct list_head gone;
 	unsigned int i = 0;
 
+	INIT_LIST_HEAD(&gone);
 	while (i < nr) {
 		enum sleb_put_result res, want_res = SLEB_PUT_OK;
 		struct mslab *s = find_slab(objs[i]);
 		unsigned int done, want, j;
+		enum sleb_slab_list was_list;
 		unsigned long nr_partial;
-		struct list_head gone;
+		unsigned int put;
 		const char *end;
-		bool was_full;
 
 		if (!s) {
 			i++;	/* "free of a non-slab pointer" */
@@ -474,9 +475,8 @@ static void free_to_slabs(void * const *objs, unsigned int nr, enum obj_state fr
 		}
 		want = j - i;
 
-		was_full = s->slab.list == SLEB_LIST_FULL;
+		was_list = s->slab.list;
 		nr_partial = M.node.nr_partial;
-		INIT_LIST_HEAD(&gone);
 		done = slab_put_run(&M.cache, &M.node, &s->slab, objs + i, nr - i, &res, &gone);
 		CHECK(done == want && res == want_res,
 		      "sleb_map_put of %u at %u into slab %td: consumed %u result %d, expected %u result %d",
@@ -489,11 +489,20 @@ static void free_to_slabs(void * const *objs, unsigned int nr, enum obj_state fr
 			i++;
 			continue;
 		}
-		move_objs(objs + i, want_res == SLEB_PUT_OK ? done : done - 1, from, OBJ_FREE);
-		check_relist(s, was_full, nr_partial, !list_empty(&gone));
-		discard_list(&gone);
+		put = want_res == SLEB_PUT_OK ? done : done - 1;
+		move_objs(objs + i, put, from, OBJ_FREE);
+		if (put)
+			check_relist(s, was_list == SLEB_LIST_FULL, nr_partial,
+				     s->slab.list == SLEB_LIST_NONE);
+		else
+			/* e.g. the second free of the object that emptied it */
+			CHECK(s->slab.list == was_list,
+			      "slab %td moved from list %u to %u by a put of nothing",
+			      s - M.slabs, was_list, s->slab.list);
 		i += done;
 	}
+	/* As the kernel: slabs emptied by the batch go back after it. */
+	discard_list(&gone);
 }
 
 /* --- Queue and shared array (mm/sleb.c's per-cpu layer) ------------------------- */

@@ -76,8 +76,8 @@ mutant array-room "injected off-by-one in sleb_array_add" \
 	's/unsigned int room = a->size - a->count;/unsigned int room = a->size - a->count + 1;/'
 mutant array-drop "injected off-by-one in sleb_array_drop_oldest" \
 	's/\(memmove(a->objects, a->objects + nr\), a->count/\1 - 1, a->count/'
-mutant relist-full "injected relisting of a full slab a put gave nothing back" \
-	's/if (sleb_map_none_free(map, objects))$/if (sleb_map_none_free(map, objects) \&\& !full)/'
+mutant relist-nothing "injected relisting of a slab a put gave nothing back" \
+	's/^\tif (put) {$/\tif (1) {/' node
 mutant relist-discard "injected discard of an empty slab the node should keep" \
 	's/if (nr_partial >= min_partial || reserve)/if (nr_partial + 1 >= min_partial || reserve)/'
 mutant take-empty "injected stale empty count after a take from an empty slab" \
