@@ -2512,12 +2512,13 @@ static unsigned int reap_cpu_queue(struct kmem_cache *s)
  */
 static bool shared_reap_due(struct kmem_cache_node *n)
 {
+	unsigned long interval = msecs_to_jiffies(READ_ONCE(sleb_reap_ms));
 	unsigned long next = READ_ONCE(n->next_reap);
 
-	if (time_before(jiffies, next))
+	/* Further off than one interval: the interval was shortened since. */
+	if (time_before(jiffies, next) && !time_after(next, jiffies + interval))
 		return false;
-	return try_cmpxchg(&n->next_reap, &next,
-			   jiffies + msecs_to_jiffies(READ_ONCE(sleb_reap_ms)));
+	return try_cmpxchg(&n->next_reap, &next, jiffies + interval);
 }
 
 /* Give back part of the shared array of node @n if it was idle. */
@@ -2551,8 +2552,10 @@ static unsigned int reap_shared(struct kmem_cache *s, struct kmem_cache_node *n)
  * housekeeping CPU and wake it every interval.  Its queues still go back
  * under memory pressure (the shrinker), on kmem_cache_shrink() and when it
  * goes offline; its node's shared arrays are reaped by the node's other
- * CPUs.  Call under rcu_read_lock(): a cpuset partition changes the
- * domain housekeeping mask under RCU.
+ * CPUs, or by the first reaper when the node has none.  A CPU that leaves
+ * an isolated cpuset partition gets its pass back from the first reaper.
+ * Call under rcu_read_lock(): a cpuset partition changes the domain
+ * housekeeping mask under RCU.
  */
 static bool reaper_leaves_cpu(int cpu)
 {
@@ -2564,7 +2567,8 @@ static bool reaper_leaves_cpu(int cpu)
  * unless the CPU is isolated.  The check and the queueing are one RCU
  * read-side section, as memcg queues its drain work: whoever isolates the
  * CPU and then waits for a grace period finds the pass queued already or
- * not at all, and a queued pass sees the isolation and stops.
+ * not at all.  A pass queued already still runs once on the CPU, sees the
+ * isolation and stops.
  */
 static void reap_queue_on(int cpu, unsigned long delay, bool mod)
 {
@@ -2579,7 +2583,8 @@ static void reap_queue_on(int cpu, unsigned long delay, bool mod)
 		queue_delayed_work_on(cpu, system_percpu_wq, work, delay);
 }
 
-static void sleb_reap_queue_next(void)
+/* The delay of a CPU's next pass. */
+static unsigned long reap_delay(void)
 {
 	unsigned int ms = READ_ONCE(sleb_reap_ms);
 	unsigned long delay = msecs_to_jiffies(ms);
@@ -2587,36 +2592,66 @@ static void sleb_reap_queue_next(void)
 	/* Whole seconds are rounded so that the CPUs' timers fire together. */
 	if (ms >= MSEC_PER_SEC)
 		delay = round_jiffies_relative(delay);
-	reap_queue_on(smp_processor_id(), delay, false);
+	return delay;
 }
 
-/* The first online CPU with a reap pass, which reaps nodes without one. */
+/*
+ * Whether @cpu, whose pass runs, is the first reaper: no online CPU before
+ * it has a pass pending.  A CPU that lost its pass (isolated meanwhile)
+ * does not count, so that the first reaper is always one that runs.  Two
+ * CPUs may both count themselves first for a moment; what the first
+ * reaper does is safe twice.
+ */
 static bool first_reaper(int cpu)
 {
 	int other;
 
 	guard(rcu)();
 	for_each_online_cpu(other) {
-		if (!reaper_leaves_cpu(other))
-			return other == cpu;
+		if (other == cpu)
+			return true;
+		if (!reaper_leaves_cpu(other) &&
+		    delayed_work_pending(per_cpu_ptr(&sleb_reap_work, other)))
+			return false;
 	}
 	return false;
 }
 
 /*
- * The nodes whose shared arrays this CPU reaps: its home node, and on the
- * first CPU with a reap pass the nodes with memory that are no online
- * CPU's home (a node with memory but no CPU gets objects freed remotely).
+ * The first reaper queues the pass of every online CPU that should have
+ * one and has none, as vmstat_shepherd() does: a CPU stops its pass while
+ * isolated, and leaving an isolated cpuset partition tells no one.  A
+ * CPU with a pass pending keeps it.  Only tries the hotplug lock: a CPU
+ * going offline waits for this very pass with it held.
  */
-static void reap_nodes(nodemask_t *nodes)
+static void rearm_reapers(void)
+{
+	int cpu;
+
+	if (!cpus_read_trylock())
+		return;
+	for_each_online_cpu(cpu)
+		reap_queue_on(cpu, reap_delay(), false);
+	cpus_read_unlock();
+}
+
+/*
+ * The nodes whose shared arrays this CPU reaps: its home node, and on the
+ * first reaper (@first) the nodes with memory that are home to no online
+ * CPU with a pass (a node with memory but no CPU gets objects freed
+ * remotely; a node whose CPUs are all isolated gets them from its CPUs).
+ */
+static void reap_nodes(nodemask_t *nodes, bool first)
 {
 	int cpu;
 
 	nodes_clear(*nodes);
-	if (first_reaper(smp_processor_id())) {
+	if (first) {
 		*nodes = sleb_nodes;
+		guard(rcu)();
 		for_each_online_cpu(cpu)
-			node_clear(per_cpu(sleb_home_node, cpu), *nodes);
+			if (!reaper_leaves_cpu(cpu))
+				node_clear(per_cpu(sleb_home_node, cpu), *nodes);
 	}
 	node_set(home_node(), *nodes);
 }
@@ -2627,6 +2662,7 @@ static void sleb_reap(struct work_struct *w)
 	struct kmem_cache_node *n;
 	struct kmem_cache *s;
 	nodemask_t nodes;
+	bool first;
 	int nid;
 
 	/* Isolated since the pass was queued (a cpuset partition): stop. */
@@ -2634,10 +2670,13 @@ static void sleb_reap(struct work_struct *w)
 		if (reaper_leaves_cpu(smp_processor_id()))
 			return;
 	}
+	first = first_reaper(smp_processor_id());
+	if (first)
+		rearm_reapers();
 	/* Caches are being created or destroyed: try again next time. */
 	if (!mutex_trylock(&slab_mutex))
 		goto out;
-	reap_nodes(&nodes);
+	reap_nodes(&nodes, first);
 	list_for_each_entry(s, &slab_caches, list) {
 		reap_cpu_queue(s);
 		for_each_node_mask(nid, nodes) {
@@ -2649,7 +2688,7 @@ static void sleb_reap(struct work_struct *w)
 	}
 	mutex_unlock(&slab_mutex);
 out:
-	sleb_reap_queue_next();
+	reap_queue_on(smp_processor_id(), reap_delay(), false);
 }
 
 static int sleb_reap_online(unsigned int cpu)
@@ -3795,9 +3834,9 @@ EXPORT_SYMBOL_IF_KUNIT(sleb_test_home_node);
  * @s: the cache
  *
  * Looks at this CPU's queue and at the shared arrays this CPU reaps (its
- * home node's; on the first online CPU also those of nodes that are no
- * CPU's home) as the periodic reaper does, whether or not it is their
- * turn.  Call with migration disabled or from a CPU-bound kworker.
+ * home node's; on the first reaper also those of nodes that are home to
+ * no CPU with a pass) as the periodic reaper does, whether or not it is
+ * their turn.  Call with migration disabled or from a CPU-bound kworker.
  *
  * Return: the number of objects given back to the slabs.
  */
@@ -3808,7 +3847,7 @@ unsigned int sleb_test_reap(struct kmem_cache *s)
 	nodemask_t nodes;
 	int nid;
 
-	reap_nodes(&nodes);
+	reap_nodes(&nodes, first_reaper(smp_processor_id()));
 	for_each_node_mask(nid, nodes) {
 		n = get_node(s, nid);
 		if (n)
@@ -3829,6 +3868,35 @@ bool sleb_test_reaper_armed(unsigned int cpu)
 	return delayed_work_pending(per_cpu_ptr(&sleb_reap_work, cpu));
 }
 EXPORT_SYMBOL_IF_KUNIT(sleb_test_reaper_armed);
+
+/**
+ * sleb_test_drop_reap_pass - take a CPU's periodic reap pass away
+ * @cpu: an online CPU
+ *
+ * As if the CPU had been isolated when its pass ran: the pass is cancelled
+ * and not queued again.
+ */
+void sleb_test_drop_reap_pass(unsigned int cpu)
+{
+	cancel_delayed_work_sync(per_cpu_ptr(&sleb_reap_work, cpu));
+}
+EXPORT_SYMBOL_IF_KUNIT(sleb_test_drop_reap_pass);
+
+/**
+ * sleb_test_run_reap_pass - run a CPU's periodic reap pass now
+ * @cpu: an online CPU that is not isolated
+ *
+ * Queues the pass on @cpu without delay, or moves its pending one, and
+ * waits for it; the pass queues its next one as usual.
+ */
+void sleb_test_run_reap_pass(unsigned int cpu)
+{
+	struct delayed_work *work = per_cpu_ptr(&sleb_reap_work, cpu);
+
+	mod_delayed_work_on(cpu, system_percpu_wq, work, 0);
+	flush_delayed_work(work);
+}
+EXPORT_SYMBOL_IF_KUNIT(sleb_test_run_reap_pass);
 
 /**
  * sleb_test_stop_reaper - keep the periodic reaper away

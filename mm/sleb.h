@@ -163,6 +163,8 @@ int sleb_test_tune(struct kmem_cache *s, unsigned int queue, unsigned int batch,
 unsigned int sleb_test_queue_count(struct kmem_cache *s);
 unsigned int sleb_test_reap(struct kmem_cache *s);
 bool sleb_test_reaper_armed(unsigned int cpu);
+void sleb_test_drop_reap_pass(unsigned int cpu);
+void sleb_test_run_reap_pass(unsigned int cpu);
 void sleb_test_stop_reaper(void);
 void sleb_test_start_reaper(void);
 unsigned long sleb_test_shrink(int nid, unsigned long nr);

@@ -1142,6 +1142,18 @@ static void test_new_slab_vs_shrink(struct kunit *test)
 	}
 }
 
+/* Whether @cpu should have a reap pass: neither isolated nor nohz_full. */
+static bool cpu_reaps(unsigned int cpu)
+{
+	bool ret;
+
+	/* A cpuset partition changes the domain mask under RCU. */
+	rcu_read_lock();
+	ret = !cpu_is_isolated(cpu) && housekeeping_cpu(cpu, HK_TYPE_KERNEL_NOISE);
+	rcu_read_unlock();
+	return ret;
+}
+
 /*
  * A CPU isolated from the scheduler domains (isolcpus=, an isolated cpuset
  * partition) or from kernel noise (nohz_full=) gets no reap pass: the
@@ -1155,14 +1167,7 @@ static void test_reaper_leaves_isolated_cpus(struct kunit *test)
 
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
-		bool housekeeping;
-
-		/* A cpuset partition changes the domain mask under RCU. */
-		rcu_read_lock();
-		housekeeping = !cpu_is_isolated(cpu) &&
-			       housekeeping_cpu(cpu, HK_TYPE_KERNEL_NOISE);
-		rcu_read_unlock();
-		if (housekeeping)
+		if (cpu_reaps(cpu))
 			continue;
 		isolated++;
 		KUNIT_EXPECT_FALSE_MSG(test, sleb_test_reaper_armed(cpu),
@@ -1171,6 +1176,37 @@ static void test_reaper_leaves_isolated_cpus(struct kunit *test)
 	cpus_read_unlock();
 	if (!isolated)
 		kunit_skip(test, "no isolated CPU (boot with isolcpus= or nohz_full=)");
+}
+
+/*
+ * A CPU that lost its reap pass (isolated when the pass ran, then taken
+ * out of its isolated cpuset partition, which tells SLEB nothing) gets it
+ * back from the first reaper's next pass.  The first reaper is a CPU
+ * whose pass runs, so the first online CPU's lost pass comes back too.
+ */
+static void test_reaper_rearms_lost_pass(struct kunit *test)
+{
+	unsigned int cpus[2], cpu, n = 0, i;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu)
+		if (n < ARRAY_SIZE(cpus) && cpu_reaps(cpu))
+			cpus[n++] = cpu;
+	cpus_read_unlock();
+	if (n < ARRAY_SIZE(cpus))
+		kunit_skip(test, "needs two online CPUs that are not isolated");
+	for (i = 0; i < ARRAY_SIZE(cpus); i++) {
+		unsigned int lost = cpus[i], reaper = cpus[!i];
+
+		sleb_test_drop_reap_pass(lost);
+		KUNIT_EXPECT_FALSE(test, sleb_test_reaper_armed(lost));
+		sleb_test_run_reap_pass(reaper);
+		KUNIT_EXPECT_TRUE_MSG(test, sleb_test_reaper_armed(lost),
+				      "CPU %u's pass did not give CPU %u its pass back",
+				      reaper, lost);
+		/* Either way, CPU @lost has its pass again for what follows. */
+		sleb_test_run_reap_pass(lost);
+	}
 }
 
 /*
@@ -1705,6 +1741,7 @@ static struct kunit_case sleb_test_cases[] = {
 	KUNIT_CASE(test_new_slab_vs_shrink),
 	KUNIT_CASE(test_reap),
 	KUNIT_CASE(test_reaper_leaves_isolated_cpus),
+	KUNIT_CASE(test_reaper_rearms_lost_pass),
 	KUNIT_CASE(test_shrinker_scan),
 	KUNIT_CASE(test_hardened_double_free),
 	KUNIT_CASE(test_double_free_of_last_object),
