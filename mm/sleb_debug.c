@@ -684,13 +684,22 @@ void sleb_debug_obj_info(struct kmem_obj_info *kpp, struct kmem_cache *s,
 
 /* === Validation ========================================================== */
 
+/* What validating a slab's objects found. */
+struct sleb_object_errors {
+	unsigned int bits;	/* a free bit for an object not free */
+	unsigned int other;	/* patterns, state words */
+};
+
 /*
  * An object whose bit is set is free and frozen by the list_lock.  Any
- * other is in use or on its way through a queue: check it in the state
- * it is in, unless the state changes under us.
+ * other is in use or in some CPU's queue (put there since the queues were
+ * flushed): check one in use in the state it is in, unless the state
+ * changes under us.  One in a queue is left to the check when it is
+ * handed out: it may be handed out meanwhile, and a repair of its poison
+ * would land on its new owner's data.
  */
-static unsigned int validate_object(struct kmem_cache *s, struct slab *slab,
-				    void *object, bool free)
+static void validate_object(struct kmem_cache *s, struct slab *slab, void *object,
+			    bool free, struct sleb_object_errors *e)
 {
 	/* Pairs with the releases in the alloc and free checks. */
 	unsigned long state = smp_load_acquire(state_word(s, object));
@@ -700,22 +709,25 @@ static unsigned int validate_object(struct kmem_cache *s, struct slab *slab,
 			report_object(s, slab, object, state == SLEB_OBJ_LIVE ?
 				      "Object 0x%p in use but free in the bitmap" :
 				      "Object 0x%p state word overwritten", object);
-			return 1;
+			e->bits++;
+			return;
 		}
-		return check_patterns(s, slab, object, state, false);
+		e->other += check_patterns(s, slab, object, state, false);
+		return;
 	}
-	if (state == SLEB_OBJ_BUSY)
-		return 0;
-	if (state != SLEB_OBJ_LIVE && state != SLEB_OBJ_FREE) {
+	if (state == SLEB_OBJ_BUSY || state == SLEB_OBJ_FREE)
+		return;
+	if (state != SLEB_OBJ_LIVE) {
 		report_object(s, slab, object, "Object 0x%p state word overwritten", object);
-		return 1;
+		e->other++;
+		return;
 	}
 	if (!check_patterns(s, slab, object, state, true))
-		return 0;
+		return;
 	/* Report only if the object stood still while it was checked. */
 	if (smp_load_acquire(state_word(s, object)) != state)
-		return 0;
-	return check_patterns(s, slab, object, state, false);
+		return;
+	e->other += check_patterns(s, slab, object, state, false);
 }
 
 /*
@@ -723,29 +735,30 @@ static unsigned int validate_object(struct kmem_cache *s, struct slab *slab,
  * red zoning the guard between the last object and the bitmap intact.
  * Both are reported and restored.
  */
-static unsigned int validate_map(struct kmem_cache *s, struct slab *slab)
+static void validate_map(struct kmem_cache *s, struct slab *slab,
+			 struct sleb_object_errors *e)
 {
 	unsigned int bits = sleb_map_words(slab->objects) * BITS_PER_LONG;
 	unsigned long *map = slab_map(slab);
-	unsigned int errors = 0, guard;
+	unsigned int guard;
 	u8 *start;
 
 	if (find_next_bit(map, bits, slab->objects) < bits) {
 		report_object(s, slab, NULL, "Slab 0x%p bitmap has bits past object %u set",
 			      slab, slab->objects - 1);
 		bitmap_clear(map, slab->objects, bits - slab->objects);
-		errors++;
+		e->bits++;
 	}
 	guard = slab_map_guard(s, slab, &start);
 	if ((s->flags & SLAB_RED_ZONE) && guard)
-		errors += !check_bytes(s, slab, NULL, "Bitmap guard", start, guard,
-				       SLUB_RED_INACTIVE, 0, false);
-	return errors;
+		e->other += !check_bytes(s, slab, NULL, "Bitmap guard", start, guard,
+					 SLUB_RED_INACTIVE, 0, false);
 }
 
 /* What a walk of a node's lists finds, to hold against the node's counts. */
 struct sleb_tally {
 	unsigned long misplaced;
+	unsigned long bad_bits;
 	unsigned long slabs;
 	unsigned long partial;
 	unsigned long empty;
@@ -783,28 +796,28 @@ static bool slab_state_matches(struct slab *slab, unsigned int free)
 	}
 }
 
-static unsigned int validate_objects(struct kmem_cache *s, struct slab *slab)
+static void validate_objects(struct kmem_cache *s, struct slab *slab,
+			     struct sleb_object_errors *e)
 {
 	unsigned long *map = slab_map(slab);
-	unsigned int i, errors = 0;
+	unsigned int i;
 
 	for (i = 0; i < slab->objects; i++)
-		errors += validate_object(s, slab, slab_object(s, slab, i),
-					  test_bit(i, map));
-	return errors;
+		validate_object(s, slab, slab_object(s, slab, i), test_bit(i, map), e);
 }
 
 static unsigned int validate_slab(struct kmem_cache *s, struct slab *slab, bool partial,
 				  struct sleb_tally *t)
 {
-	unsigned int free, errors, bad_objects = 0;
+	struct sleb_object_errors e = {};
+	unsigned int free, errors;
 
 	if (slab->slab_cache != s || slab_on_partial(slab) != partial || !slab->objects) {
 		report_object(s, slab, NULL, "Slab 0x%p not of this cache or list", slab);
 		t->misplaced++;
 		return 1;
 	}
-	errors = validate_map(s, slab);
+	validate_map(s, slab, &e);
 	free = sleb_map_free_count(slab_map(slab), slab->objects);
 	t->slabs++;
 	t->objects += slab->objects;
@@ -815,14 +828,16 @@ static unsigned int validate_slab(struct kmem_cache *s, struct slab *slab, bool 
 		t->empty += slab->list == SLEB_LIST_EMPTY;
 	}
 	if (sleb_debug_cache(s))
-		bad_objects = validate_objects(s, slab);
+		validate_objects(s, slab, &e);
+	errors = e.bits + e.other;
+	t->bad_bits += e.bits;
 	/* A bit found wrong for its object explains a list that disagrees. */
-	if (!bad_objects && !slab_state_matches(slab, free)) {
+	if (!e.bits && !slab_state_matches(slab, free)) {
 		report_object(s, slab, NULL, "Slab 0x%p with %u of %u objects free marked %s",
 			      slab, free, slab->objects, slab_list_name(slab->list));
 		errors++;
 	}
-	return errors + bad_objects;
+	return errors;
 }
 
 static unsigned long validate_list(struct kmem_cache *s, struct list_head *head,
@@ -839,15 +854,14 @@ static unsigned long validate_list(struct kmem_cache *s, struct list_head *head,
 /*
  * A problem already reported is not reported again through the node's
  * counts: a slab left out of the tally because it is on the wrong list
- * explains any count that disagrees, a bitmap found wrong (@bitmaps_ok
- * false) the free count.
+ * explains any count that disagrees, a bit found wrong the free count.
+ * A problem of an object's patterns explains none.
  */
-static bool node_counts_match(struct kmem_cache_node *n, const struct sleb_tally *t,
-			      bool bitmaps_ok)
+static bool node_counts_match(struct kmem_cache_node *n, const struct sleb_tally *t)
 {
 	if (t->misplaced)
 		return true;
-	if (bitmaps_ok && t->free != n->free_objects)
+	if (!t->bad_bits && t->free != n->free_objects)
 		return false;
 	return t->slabs == n->nr_slabs && t->partial == n->nr_partial &&
 	       t->empty == n->nr_empty && t->objects == n->total_objects &&
@@ -881,7 +895,7 @@ static unsigned long validate_node(struct kmem_cache *s, int node,
 	metadata_access_enable();
 	errors = validate_list(s, &n->partial, true, &t);
 	errors += validate_list(s, &n->full, false, &t);
-	if (!node_counts_match(n, &t, !errors)) {
+	if (!node_counts_match(n, &t)) {
 		report_node_counts(s, node, n, &t);
 		errors++;
 	}
@@ -899,7 +913,9 @@ static unsigned long validate_node(struct kmem_cache *s, int node,
  * for debug caches every object's state word, red zones and poison.
  * Reports what it finds.  It restores overwritten red zones, poison and
  * bitmap guards and clears bits set past a slab's last object; lists,
- * counters and the bits of objects stay as they are.
+ * counters and the bits of objects stay as they are.  Objects that went
+ * into a queue again since the flush are left to the check when they are
+ * handed out.
  *
  * Return: the number of problems found.
  */
