@@ -110,10 +110,7 @@
 #include <linux/mempolicy.h>
 #include <linux/mm.h>
 #include <linux/module.h>
-#include <linux/prefetch.h>
-#include <linux/proc_fs.h>
 #include <linux/sched/isolation.h>
-#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/swap.h>
 #include <linux/uaccess.h>
