@@ -57,8 +57,10 @@
  * to 4; the shrinker's only try-locks slab_mutex.
  *
  * The reaper and the shrinker walk the caches under slab_mutex, which they
- * only try to take (the shrinker also cpu_hotplug_lock): reclaim can run
- * inside kmem_cache_create() or a CPU hotplug operation.
+ * only try to take (the shrinker also cpu_hotplug_lock, as the first
+ * reaper does to queue other CPUs' passes): reclaim can run inside
+ * kmem_cache_create() or a CPU hotplug operation, and CPU hotplug waits
+ * for a reap pass with cpu_hotplug_lock held.
  *
  * sleb_cpu->lock protects a CPU's queue, its contents, its home node and
  * its touched flag.  It is a local_trylock_t, as SLUB's sheaves: taking
@@ -803,9 +805,12 @@ static void *queue_refill(struct kmem_cache *s, gfp_t gfp, bool *locked)
 	if (!slab)
 		return object;
 	stat(s, REFILL_NEW_SLAB);
-	q = cpu_queue(s);
-	if (!*locked || slab_nid(slab) != queue_home(s) || slab_test_pfmemalloc(slab) ||
-	    q->count || !q->size) {
+	/* Without the lock (or on PREEMPT_RT, migration off) no queue is ours. */
+	if (*locked && slab_nid(slab) == queue_home(s) && !slab_test_pfmemalloc(slab))
+		q = cpu_queue(s);
+	else
+		q = NULL;
+	if (!q || q->count || !q->size) {
 		/*
 		 * Another node's memory, or the reserves': not for the queue;
 		 * or the queue is someone else's now, was refilled meanwhile,
@@ -2580,15 +2585,15 @@ static void reap_queue_on(int cpu, unsigned long delay, bool mod)
 		queue_delayed_work_on(cpu, system_percpu_wq, work, delay);
 }
 
-/* The delay of a CPU's next pass. */
-static unsigned long reap_delay(void)
+/* The delay of @cpu's next pass. */
+static unsigned long reap_delay(int cpu)
 {
 	unsigned int ms = READ_ONCE(sleb_reap_ms);
 	unsigned long delay = msecs_to_jiffies(ms);
 
 	/* Whole seconds are rounded so that the CPUs' timers fire together. */
 	if (ms >= MSEC_PER_SEC)
-		delay = round_jiffies_relative(delay);
+		delay = __round_jiffies_relative(delay, cpu);
 	return delay;
 }
 
@@ -2628,14 +2633,15 @@ static void rearm_reapers(void)
 	if (!cpus_read_trylock())
 		return;
 	for_each_online_cpu(cpu)
-		reap_queue_on(cpu, reap_delay(), false);
+		if (cpu != smp_processor_id())
+			reap_queue_on(cpu, reap_delay(cpu), false);
 	cpus_read_unlock();
 }
 
 /*
  * The nodes whose shared arrays this CPU reaps: its home node, and on the
  * first reaper (@first) the nodes with memory that are home to no online
- * CPU with a pass (a node with memory but no CPU gets objects freed
+ * CPU that reaps (a node with memory but no CPU gets objects freed
  * remotely; a node whose CPUs are all isolated gets them from its CPUs).
  */
 static void reap_nodes(nodemask_t *nodes, bool first)
@@ -2685,7 +2691,7 @@ static void sleb_reap(struct work_struct *w)
 	}
 	mutex_unlock(&slab_mutex);
 out:
-	reap_queue_on(smp_processor_id(), reap_delay(), false);
+	reap_queue_on(smp_processor_id(), reap_delay(smp_processor_id()), false);
 }
 
 static int sleb_reap_online(unsigned int cpu)
@@ -3832,7 +3838,7 @@ EXPORT_SYMBOL_IF_KUNIT(sleb_test_home_node);
  *
  * Looks at this CPU's queue and at the shared arrays this CPU reaps (its
  * home node's; on the first reaper also those of nodes that are home to
- * no CPU with a pass) as the periodic reaper does, whether or not it is
+ * no CPU that reaps) as the periodic reaper does, whether or not it is
  * their turn.  Call with migration disabled or from a CPU-bound kworker.
  *
  * Return: the number of objects given back to the slabs.
@@ -3870,8 +3876,8 @@ EXPORT_SYMBOL_IF_KUNIT(sleb_test_reaper_armed);
  * sleb_test_drop_reap_pass - take a CPU's periodic reap pass away
  * @cpu: an online CPU
  *
- * As if the CPU had been isolated when its pass ran: the pass is cancelled
- * and not queued again.
+ * As if the CPU had been isolated when its pass ran: the pass is cancelled,
+ * and only the first reaper's next pass queues it again.
  */
 void sleb_test_drop_reap_pass(unsigned int cpu)
 {

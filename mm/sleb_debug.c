@@ -686,8 +686,8 @@ void sleb_debug_obj_info(struct kmem_obj_info *kpp, struct kmem_cache *s,
 
 /* What validating a slab's objects found. */
 struct sleb_object_errors {
-	unsigned int bits;	/* a free bit for an object not free */
-	unsigned int other;	/* patterns, state words */
+	unsigned int bits;	/* a free bit for an object in use */
+	unsigned int other;	/* patterns, state words, bits past the last object */
 };
 
 /*
@@ -705,11 +705,16 @@ static void validate_object(struct kmem_cache *s, struct slab *slab, void *objec
 	unsigned long state = smp_load_acquire(state_word(s, object));
 
 	if (free) {
-		if (state != SLEB_OBJ_FREE) {
-			report_object(s, slab, object, state == SLEB_OBJ_LIVE ?
-				      "Object 0x%p in use but free in the bitmap" :
-				      "Object 0x%p state word overwritten", object);
+		if (state == SLEB_OBJ_LIVE) {
+			report_object(s, slab, object,
+				      "Object 0x%p in use but free in the bitmap", object);
 			e->bits++;
+			return;
+		}
+		if (state != SLEB_OBJ_FREE) {
+			report_object(s, slab, object, "Object 0x%p state word overwritten",
+				      object);
+			e->other++;
 			return;
 		}
 		e->other += check_patterns(s, slab, object, state, false);
@@ -746,8 +751,9 @@ static void validate_map(struct kmem_cache *s, struct slab *slab,
 	if (find_next_bit(map, bits, slab->objects) < bits) {
 		report_object(s, slab, NULL, "Slab 0x%p bitmap has bits past object %u set",
 			      slab, slab->objects - 1);
+		/* Cleared before the free objects are counted: it explains nothing. */
 		bitmap_clear(map, slab->objects, bits - slab->objects);
-		e->bits++;
+		e->other++;
 	}
 	guard = slab_map_guard(s, slab, &start);
 	if ((s->flags & SLAB_RED_ZONE) && guard)

@@ -73,8 +73,10 @@ static inline void node_add_full(struct kmem_cache_node *n, struct slab *slab)
 }
 
 /*
- * Put a new slab on its node's partial list; one of the emergency reserves
- * at the tail, where node_take() does not walk past it every time.
+ * Put a new slab, whose first objects may be taken already, on its node's
+ * lists: the full list, or the partial list; one of the emergency
+ * reserves at its tail, where node_take() does not walk past it every
+ * time.
  */
 static inline void node_add_new_slab(struct kmem_cache_node *n, struct slab *slab)
 {
