@@ -297,7 +297,12 @@ static void test_object_untouched(struct kunit *test)
 		kunit_skip(test, "init_on_alloc/init_on_free write objects");
 	migrate_disable();
 	p = kmem_cache_alloc(s, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, p);
+	if (!p) {
+		migrate_enable();
+		kmem_cache_destroy(s);
+		KUNIT_FAIL(test, "allocation failed");
+		return;
+	}
 	memset(p, 0xa5, TEST_SIZE);
 	kmem_cache_free(s, p);
 	q = kmem_cache_alloc(s, GFP_KERNEL);
@@ -591,15 +596,29 @@ static void test_pfmemalloc_kept(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, sleb_test_tune(s, 16, 8, 0), 0);
 	migrate_disable();
 	p[0] = kmem_cache_alloc(s, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, p[0]);
+	if (!p[0]) {
+		migrate_enable();
+		kmem_cache_destroy(s);
+		KUNIT_FAIL(test, "allocation failed");
+		return;
+	}
 	slab = virt_to_slab(p[0]);
 	n = min_t(unsigned int, slab->objects, RESERVE_OBJS);
 	kmem_cache_shrink(s);
 	/* The slab's other objects come back through the queue's refills. */
 	for (i = 1; i < n; i++) {
 		p[i] = kmem_cache_alloc(s, GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, p[i]);
-		KUNIT_ASSERT_PTR_EQ(test, virt_to_slab(p[i]), slab);
+		if (!p[i] || virt_to_slab(p[i]) != slab)
+			break;
+	}
+	if (i < n) {
+		migrate_enable();
+		KUNIT_FAIL(test, "object %u: %p, not of the first slab", i, p[i]);
+		n = p[i] ? i + 1 : i;
+		for (i = 0; i < n; i++)
+			kmem_cache_free(s, p[i]);
+		kmem_cache_destroy(s);
+		return;
 	}
 	slab_set_pfmemalloc(slab);
 	/* p[0] stays, so that shrinking does not free the slab. */
@@ -1268,25 +1287,35 @@ static void test_shrinker_scan(struct kunit *test)
 	struct kmem_cache *s = counted_cache(test, "sleb-kunit-shrinker");
 	struct sleb_counts c;
 	unsigned long freed;
+	unsigned int i, n;
 	void *p[64];
-	int home, i;
+	int home;
 
 	KUNIT_ASSERT_EQ(test, sleb_test_tune(s, 16, 8, 64), 0);
 	migrate_disable();
 	home = sleb_test_home_node();
 	for (i = 0; i < ARRAY_SIZE(p); i++) {
 		p[i] = kmem_cache_alloc(s, GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+		if (!p[i])
+			break;
 	}
-	for (i = 0; i < ARRAY_SIZE(p); i++)
+	n = i;
+	while (i--)
 		kmem_cache_free(s, p[i]);
-	KUNIT_ASSERT_EQ(test, sleb_test_queue_count(s), 16U);
-	KUNIT_ASSERT_EQ(test, sleb_test_node_usage(s, home, &c), 0);
-	KUNIT_ASSERT_EQ(test, c.shared, 48UL);
+	if (n < ARRAY_SIZE(p)) {
+		migrate_enable();
+		kmem_cache_destroy(s);
+		KUNIT_FAIL(test, "allocation %u failed", n);
+		return;
+	}
+	/* Expectations, not assertions, while migration is disabled. */
+	KUNIT_EXPECT_EQ(test, sleb_test_queue_count(s), 16U);
+	KUNIT_EXPECT_EQ(test, sleb_test_node_usage(s, home, &c), 0);
+	KUNIT_EXPECT_EQ(test, c.shared, 48UL);
 
 	freed = sleb_test_shrink(home, 5);
 	KUNIT_EXPECT_EQ(test, freed, 5UL);
-	KUNIT_ASSERT_EQ(test, sleb_test_node_usage(s, home, &c), 0);
+	KUNIT_EXPECT_EQ(test, sleb_test_node_usage(s, home, &c), 0);
 	KUNIT_EXPECT_EQ(test, c.shared, 43UL);
 	KUNIT_EXPECT_EQ(test, sleb_test_queue_count(s), 16U);
 	migrate_enable();
@@ -1470,7 +1499,11 @@ static void test_kmalloc_nolock(struct kunit *test)
 
 	migrate_disable();
 	p = kmalloc(64, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, p);
+	if (!p) {
+		migrate_enable();
+		KUNIT_FAIL(test, "allocation failed");
+		return;
+	}
 	/* Back into this CPU's queue. */
 	kfree(p);
 	local_lock(&s->cpu->lock);
