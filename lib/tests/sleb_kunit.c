@@ -1674,6 +1674,9 @@ static void test_irq_over_queue_owner(struct kunit *test)
 	KUNIT_EXPECT_TRUE_MSG(test, READ_ONCE(ia->fired), "the timer did not fire");
 	KUNIT_EXPECT_FALSE(test, ia->lock_taken);
 	KUNIT_EXPECT_NOT_NULL(test, ia->object);
+	/* KASAN's quarantine kept p[] out of the queue: no count to expect. */
+	if (IS_ENABLED(CONFIG_KASAN))
+		return;
 	KUNIT_EXPECT_NOT_NULL(test, ia->nolock);
 	KUNIT_EXPECT_EQ(test, ia->during + 2, ia->before);
 }
