@@ -754,9 +754,10 @@ static struct slab *grow_or_fall_back(struct kmem_cache *s, gfp_t gfp, int node,
 	return grow_cache(s, gfp, node, locked);
 }
 
-/* A request for node @node served without the queue. */
-static void *alloc_for_node(struct kmem_cache *s, gfp_t gfp, int node, bool *locked)
+/* A request for node @node served without the queue, whose lock is not held. */
+static void *alloc_for_node(struct kmem_cache *s, gfp_t gfp, int node)
 {
+	bool locked = false;
 	struct slab *slab;
 	void *object;
 
@@ -767,7 +768,7 @@ static void *alloc_for_node(struct kmem_cache *s, gfp_t gfp, int node, bool *loc
 		if (object)
 			return object;
 	}
-	slab = grow_or_fall_back(s, gfp, node, locked, &object);
+	slab = grow_or_fall_back(s, gfp, node, &locked, &object);
 	if (slab)
 		list_new_slab(s, slab, &object, 1);
 	return object;
@@ -867,12 +868,10 @@ static inline bool node_usable(struct kmem_cache *s, int node)
  */
 static noinline void *alloc_unqueued(struct kmem_cache *s, gfp_t gfp, int node)
 {
-	bool locked = false;
-
 	stat(s, ALLOC_UNQUEUED);
 	if (node == NUMA_NO_NODE || !node_usable(s, node))
 		node = home_node();
-	return alloc_for_node(s, gfp, node, &locked);
+	return alloc_for_node(s, gfp, node);
 }
 
 static __always_inline void *queue_alloc(struct kmem_cache *s, gfp_t gfp, int node)
@@ -891,7 +890,7 @@ static __always_inline void *queue_alloc(struct kmem_cache *s, gfp_t gfp, int no
 		queue_unlock(s);
 		locked = false;
 		stat(s, ALLOC_NODE);
-		object = alloc_for_node(s, gfp, node, &locked);
+		object = alloc_for_node(s, gfp, node);
 	} else {
 		q = cpu_queue(s);
 		if (likely(q->count)) {
