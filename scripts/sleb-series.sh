@@ -347,7 +347,7 @@ series_cover() {
 	cover=$out/0000-cover-letter.patch
 	table=$(ls -t "$SLEB_CACHE"/bench/*/results.md 2>/dev/null | head -n 1 || true)
 	python3 "$SLEB_TOP/scripts/series/cover.py" "$cover" "$(base_version)" "$table" \
-		"$(plan_number 'mm/sleb: make SLEB selectable')" "$(plan_number 'tools/testing/sleb:')"
+		"$(plan_number 'mm/sleb: create and destroy caches')" "$(plan_number 'tools/testing/sleb:')"
 }
 
 # Write the series into $1; prints the patch files.
