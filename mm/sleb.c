@@ -126,11 +126,13 @@
 /* === Data ================================================================ */
 
 /*
- * Nodes with memory for slabs: the nodes every cache has a kmem_cache_node
- * for.  At boot the nodes with normal memory; the node hotplug notifier
- * adds a node that gets its first memory and removes one that loses its
- * last, under slab_mutex.  (A hot-added node with ZONE_MOVABLE memory only
- * is added too, though no slab can be placed there: it is no CPU's home.)
+ * Nodes with memory: the nodes every cache has a kmem_cache_node for.  At
+ * boot the nodes with memory, as in SLUB; the node hotplug notifier adds a
+ * node that gets its first memory and removes one that loses its last,
+ * under slab_mutex.  A node with ZONE_MOVABLE memory only holds no slab
+ * and is no CPU's home, but it is in: it can get normal memory without a
+ * node event (a memory block onlined as kernel memory), and the page
+ * allocator may place a slab there at once.
  */
 static nodemask_t sleb_nodes __read_mostly;
 
@@ -3096,7 +3098,8 @@ static void init_node(struct kmem_cache_node *n)
 
 /*
  * The kmem_cache_node cache needs a node structure before it can allocate
- * one: carve it out of the cache's own first slab on that node.
+ * one: carve it out of the cache's own first slab on that node, which has
+ * normal memory.  The slab goes on that node's list: it must be there.
  */
 static void __init bootstrap_node(int node)
 {
@@ -3105,12 +3108,9 @@ static void __init bootstrap_node(int node)
 	struct slab *slab;
 	void *object;
 
-	slab = sleb_new_slab(s, GFP_NOWAIT, node);
+	slab = sleb_new_slab(s, GFP_NOWAIT | __GFP_THISNODE, node);
 	if (!slab)
 		panic("SLEB: no memory for the kmem_cache_node cache on node %d\n", node);
-	if (slab_nid(slab) != node)
-		pr_warn("SLEB: kmem_cache_node for node %d placed on node %d\n",
-			node, slab_nid(slab));
 	sleb_map_take(slab_map(slab), slab->objects, slab_base(s, slab), s->size, &object, 1);
 	if (sleb_debug_cache(s))
 		sleb_debug_alloc(s, object, _RET_IP_);
@@ -3129,11 +3129,17 @@ static int init_nodes(struct kmem_cache *s, gfp_t gfp)
 	struct kmem_cache_node *n;
 	int node;
 
+	/*
+	 * A node of movable memory only has no slab of its own for its
+	 * structure: it gets one from another node's slabs, as in any cache.
+	 */
+	if (slab_state == DOWN)
+		for_each_node_mask(node, sleb_nodes)
+			if (node_state(node, N_NORMAL_MEMORY))
+				bootstrap_node(node);
 	for_each_node_mask(node, sleb_nodes) {
-		if (slab_state == DOWN) {
-			bootstrap_node(node);
+		if (get_node(s, node))
 			continue;
-		}
 		n = kmem_cache_alloc_node(kmem_cache_node, gfp, node);
 		if (!n) {
 			free_nodes(s);
@@ -3560,8 +3566,7 @@ void __init kmem_cache_init(void)
 	hash_pointers_finalize(sleb_debug_enabled_at_boot());
 	kmem_cache_node = &sleb_boot_kmem_cache_node;
 	kmem_cache = &sleb_boot_kmem_cache;
-	/* Slab pages never come from ZONE_MOVABLE: movable-only nodes stay out. */
-	sleb_nodes = node_states[N_NORMAL_MEMORY];
+	sleb_nodes = node_states[N_MEMORY];
 	sleb_init_home_nodes();
 
 	create_boot_cache(kmem_cache_node, "kmem_cache_node",

@@ -513,7 +513,7 @@ static void test_alloc_node(struct kunit *test)
 	struct kmem_cache *s = test_cache(test, "sleb-kunit-node");
 	int nid, i;
 
-	for_each_node_state(nid, N_MEMORY) {
+	for_each_node_state(nid, N_NORMAL_MEMORY) {
 		for (i = 0; i < 200; i++) {
 			void *p = kmalloc_node(TEST_SIZE, GFP_KERNEL, nid);
 			void *q = kmem_cache_alloc_node(s, GFP_KERNEL, nid);
@@ -545,7 +545,7 @@ static void test_remote_free_routing(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, sleb_test_tune(s, 16, 8, 64), 0);
 	migrate_disable();
 	local = sleb_test_home_node();
-	for_each_node_state(nid, N_MEMORY)
+	for_each_node_state(nid, N_NORMAL_MEMORY)
 		if (nid != local)
 			remote = nid;
 	if (remote == NUMA_NO_NODE) {
@@ -711,7 +711,7 @@ static void test_fallback_growth(struct kunit *test)
 	LIST_HEAD(hog);
 	int home, i;
 
-	if (num_node_state(N_MEMORY) < 2) {
+	if (num_node_state(N_NORMAL_MEMORY) < 2) {
 		kmem_cache_destroy(s);
 		kunit_skip(test, "needs a second node with memory");
 	}
@@ -737,7 +737,7 @@ static void test_fallback_growth(struct kunit *test)
 		   i ? page_to_nid(virt_to_page(p[i - 1])) : -1);
 	KUNIT_EXPECT_EQ(test, i, FALLBACK_OBJS);
 	/* Whole slabs, and one more per node the batches were taken from. */
-	bound = DIV_ROUND_UP(i, s->oo.objects) + num_node_state(N_MEMORY) + 1;
+	bound = DIV_ROUND_UP(i, s->oo.objects) + num_node_state(N_NORMAL_MEMORY) + 1;
 	KUNIT_EXPECT_LE_MSG(test, grown, bound, "%lu slabs for %d objects of %u per slab",
 			    grown, i, s->oo.objects);
 	while (i--)
@@ -762,7 +762,7 @@ static void test_orphan_node_reaped(struct kunit *test)
 	unsigned int cpu;
 	void *p[30];
 
-	for_each_node_state(nid, N_MEMORY) {
+	for_each_node_state(nid, N_NORMAL_MEMORY) {
 		bool home = false;
 
 		for_each_online_cpu(cpu)
@@ -884,7 +884,7 @@ static void node_memory_back(void *nid)
 static void test_node_memory_lost(struct kunit *test)
 {
 	struct kmem_cache *s = counted_cache(test, "sleb-kunit-memhp");
-	int first = first_node(node_states[N_MEMORY]);
+	int first = first_node(node_states[N_NORMAL_MEMORY]);
 	struct fill_queue f = { .s = s };
 	unsigned int cpu;
 	int nid, home;
