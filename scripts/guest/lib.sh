@@ -30,3 +30,13 @@ validate_all() {
 	done
 	[ "$bad" = 0 ]
 }
+
+# node_has_memory N, node_without_memory N: whether node N has memory
+# (a MemTotal above 0), as sleb_check commands.
+node_has_memory() {
+	grep -q "MemTotal: *[1-9]" "/sys/devices/system/node/node$1/meminfo"
+}
+
+node_without_memory() {
+	! node_has_memory "$1"
+}

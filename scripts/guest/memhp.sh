@@ -8,12 +8,8 @@
 objs=/sys/kernel/slab/kmalloc-64/total_objects
 node1=/sys/devices/system/node/node1
 
-node1_has_memory() {
-	grep -q "MemTotal: *[1-9]" $node1/meminfo
-}
-
 sleb_check "memhp: node 1 has CPU 1" test -e $node1/cpu1
-sleb_check "memhp: node 1 boots without memory" sh -c "! grep -q 'MemTotal: *[1-9]' $node1/meminfo"
+sleb_check "memhp: node 1 boots without memory" node_without_memory 1
 sleb_check "memhp: caches have no node 1 structures yet (no N1= in total_objects)" \
 	sh -c "! grep -q ' N1=' $objs"
 sleb_check "memhp: hackbench on CPU 1, whose node has no memory" \
@@ -34,7 +30,7 @@ online_dimm() {
 	done
 }
 sleb_check "memhp: the DIMM goes online (online_kernel)" online_dimm
-sleb_check "memhp: node 1 has memory now" node1_has_memory
+sleb_check "memhp: node 1 has memory now" node_has_memory 1
 sleb_check "memhp: caches have node 1 structures (N1= in total_objects)" grep -q " N1=" $objs
 sleb_check "memhp: hackbench on CPU 1 with its own node's memory" \
 	taskset 2 hackbench -g 2 -l 100
@@ -50,7 +46,7 @@ offline_dimm() {
 }
 if offline_dimm; then
 	sleb_ok "memhp: the DIMM went offline again"
-	sleb_check "memhp: node 1 has no memory again" sh -c "! grep -q 'MemTotal: *[1-9]' $node1/meminfo"
+	sleb_check "memhp: node 1 has no memory again" node_without_memory 1
 else
 	sleb_ok "memhp: offlining the DIMM refused or interrupted (unmovable pages on it)"
 fi

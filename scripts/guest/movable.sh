@@ -18,7 +18,7 @@ node1_not_normal() {
 	! node1_normal
 }
 
-sleb_check "movable: node 1 has memory" grep -q "MemTotal: *[1-9]" $node1/meminfo
+sleb_check "movable: node 1 has memory" node_has_memory 1
 sleb_check "movable: node 1 has no normal memory at boot" node1_not_normal
 sleb_note "has_normal_memory: $(cat $states/has_normal_memory)"
 
@@ -48,7 +48,7 @@ sleb_check "movable: a cpuset of node 1's memory" grep -qx 1 $cg/node1/cpuset.me
 
 slab_before=$(awk '/ Slab:/ {print $4}' $node1/meminfo)
 in_node1() {
-	sh -c 'echo $$ > /sys/fs/cgroup/node1/cgroup.procs && exec "$@"' sh "$@"
+	sh -c 'echo $$ > "$0" && exec "$@"' $cg/node1/cgroup.procs "$@"
 }
 sleb_check "movable: hackbench sockets in the cpuset of node 1" in_node1 hackbench -g 4 -l 200
 sleb_check "movable: hackbench pipes threads in the cpuset of node 1" \
